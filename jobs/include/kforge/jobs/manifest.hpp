@@ -1,0 +1,57 @@
+#pragma once
+// The task manifest: exactly what one array task evaluates (ARCHITECTURE.md, "Task manifest").
+// Stored as YAML so an admin can read it; a re-run of the task evaluates exactly the same work.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kforge/jobs/candidate.hpp"
+
+namespace kforge::jobs {
+
+// How a candidate is evaluated: limits of its sandbox and the timing policy.
+struct EvalSettings {
+  double wall_timeout_s = 30.0;      // per candidate run (verify + time), wall clock
+  double cpu_limit_s = 60.0;         // RLIMIT_CPU of the candidate's child
+  std::int64_t memory_limit_mb = 2048;  // RLIMIT_AS of the candidate's child
+  std::int64_t file_limit_mb = 64;      // RLIMIT_FSIZE of the candidate's child
+  double compile_timeout_s = 60.0;
+  int warmup = 1;
+  int min_repeats = 3;
+  int max_repeats = 20;
+  double target_spread = 0.05;       // stop timing when (max-min)/median of the samples is under this
+  double time_cap_s = 2.0;           // stop timing when this much time was spent on samples
+  std::map<std::string, std::int64_t> problem;  // family problem size, e.g. M, N, K
+  std::vector<std::string> baselines;           // names of baselines to time, e.g. "reference", "openblas"
+  std::string compiler = "c++";                 // host backend compiler
+  std::string compile_flags = "-O3 -march=native";  // backend default flags (candidate flags are appended)
+  bool compile_only = false;         // stop after compile + resource check (no device, or dry runs)
+  bool operator==(const EvalSettings&) const = default;
+};
+
+struct TaskManifest {
+  std::string campaign;
+  int generation = 0;
+  int island = 0;
+  int task = 0;
+  std::string target;
+  std::string family;
+  std::string backend;
+  std::uint64_t seed = 0;  // seeds the task's random inputs; the candidate's seed is derived from it and its id
+  EvalSettings settings;
+  std::vector<Candidate> candidates;
+  std::string shard_path;  // where the shard goes; relative paths are relative to the manifest's folder
+  bool operator==(const TaskManifest&) const = default;
+};
+
+// Write atomically (temp name, fsync, rename). Throws std::runtime_error on I/O failure.
+void write_manifest(const std::filesystem::path& path, const TaskManifest& m);
+// Throws std::runtime_error naming the file and what is wrong.
+TaskManifest read_manifest(const std::filesystem::path& path);
+
+// shard_path resolved against the manifest's folder.
+std::filesystem::path resolve_shard_path(const std::filesystem::path& manifest_path, const TaskManifest& m);
+
+}  // namespace kforge::jobs

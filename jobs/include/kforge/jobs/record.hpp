@@ -1,0 +1,82 @@
+#pragma once
+// The evaluation record: one per candidate per target (ARCHITECTURE.md, "Evaluation record").
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kforge/jobs/status.hpp"
+
+namespace kforge::jobs {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct EvalRecord {
+  // identity and lineage
+  std::string candidate_id;
+  std::string family;
+  std::string backend;
+  std::string params;                // Genome::to_text()
+  std::vector<std::string> parents;  // parent ids
+  std::string op;                    // operator that made the candidate
+  std::int32_t generation = 0;
+  std::int32_t island = 0;
+  std::string target;                // hardware target / island name ("host", "hopper", ...)
+
+  Status status = Status::infra_error;
+
+  // timing of the candidate's kernel call, milliseconds
+  double time_median_ms = kNaN;
+  double time_min_ms = kNaN;
+  double time_spread_rel = kNaN;  // (max - min) / median over the kept samples, dimensionless
+  std::int32_t sample_count = 0;
+  std::vector<double> samples_ms;  // every timed sample, ms
+
+  double speedup = kNaN;  // family baseline ("reference" baseline) median / this median
+
+  // correctness against the family reference
+  double max_abs_error = kNaN;
+  double max_rel_error = kNaN;
+
+  // compile figures
+  double compile_ms = kNaN;
+  std::int32_t registers = -1;       // per thread (GPU backends); -1 = not applicable
+  std::int64_t shared_bytes = -1;    // static shared memory, bytes
+  std::int64_t spill_bytes = -1;     // local memory / spills, bytes
+
+  // where and when it ran
+  std::string host;
+  std::string gpu_model;             // "" on the host backend
+  std::int64_t slurm_job_id = -1;
+  std::int32_t slurm_array_task = -1;
+  std::int32_t rank = -1;
+  std::string evaluated_at;          // ISO-8601 UTC, e.g. 2026-12-02T10:14:42Z
+  double harness_ms = kNaN;          // wall time the harness spent on this candidate, everything included
+
+  std::string evidence;              // log excerpt a person needs to see why
+  std::string source;                // the exact source text that was evaluated
+
+  bool operator==(const EvalRecord&) const;  // NaN == NaN for the measured fields
+};
+
+// A baseline timed in the same run as the candidates (e.g. "reference" = naive kernel, "openblas").
+struct Baseline {
+  std::string name;
+  double time_median_ms = kNaN;
+  double time_min_ms = kNaN;
+  std::int32_t sample_count = 0;
+  std::string host;
+  std::int32_t task = -1;
+  bool operator==(const Baseline&) const;
+};
+
+// Fitness for selection: median time of an ok record, +inf otherwise.
+inline double fitness_ms(const EvalRecord& r) {
+  return (r.status == Status::ok && std::isfinite(r.time_median_ms)) ? r.time_median_ms
+                                                                      : std::numeric_limits<double>::infinity();
+}
+
+std::string iso8601_now();  // UTC, seconds resolution
+
+}  // namespace kforge::jobs

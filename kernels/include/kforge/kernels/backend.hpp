@@ -1,0 +1,76 @@
+#pragma once
+// The backend interface shared by host, cuda and replay (ARCHITECTURE.md, "Backends").
+// compile() runs in the evaluating rank (a trusted toolchain under a timeout); load(), verify() and time()
+// run inside the candidate's sandboxed child process, so a candidate can crash only that child.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kforge/jobs/candidate.hpp"
+#include "kforge/jobs/manifest.hpp"
+#include "kforge/jobs/record.hpp"
+
+namespace kforge::kernels {
+
+struct ResourceFigures {
+  std::int32_t registers = -1;
+  std::int64_t shared_bytes = -1;
+  std::int64_t spill_bytes = -1;
+};
+
+struct CompileResult {
+  bool ok = false;
+  jobs::Status status = jobs::Status::compile_error;  // compile_error or resource_reject when !ok
+  std::filesystem::path artefact;                     // e.g. the shared object
+  std::string log;                                    // compiler output (evidence)
+  double compile_ms = 0.0;
+  ResourceFigures resources;
+};
+
+struct VerifyResult {
+  jobs::Status status = jobs::Status::wrong_result;  // ok, wrong_result or cheat_detected
+  double max_abs_error = jobs::kNaN;
+  double max_rel_error = jobs::kNaN;
+  std::string evidence;
+};
+
+struct TimeResult {
+  jobs::Status status = jobs::Status::ok;  // cheat_detected when faster than physically possible
+  std::vector<double> samples_ms;
+  std::string evidence;
+};
+
+struct EvalContext {
+  const jobs::EvalSettings* settings = nullptr;
+  std::filesystem::path scratch;  // the candidate's own scratch folder
+  std::uint64_t seed = 0;         // fresh inputs: derived per candidate and run
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual std::string family() const = 0;
+
+  // The source that is compiled: candidate.source if set, else the family template rendered with the genome.
+  // Throws std::invalid_argument when the genome lacks a parameter the template needs.
+  virtual std::string render(const jobs::Candidate& c) const = 0;
+
+  virtual CompileResult compile(const std::string& source, const jobs::Candidate& c, const EvalContext& ctx) = 0;
+
+  // In the child: load the artefact, check it against the reference on fresh random inputs, time it.
+  virtual void load(const CompileResult& compiled) = 0;  // throws on failure (recorded as crash)
+  virtual VerifyResult verify(const EvalContext& ctx) = 0;
+  virtual TimeResult time(const EvalContext& ctx) = 0;
+
+  // In a child too: the family's baselines named in settings.baselines, timed in the same run.
+  virtual std::vector<jobs::Baseline> time_baselines(const EvalContext& ctx) = 0;
+};
+
+// Throws std::invalid_argument listing the known (backend, family) pairs when unknown.
+std::unique_ptr<Backend> make_backend(std::string_view backend, std::string_view family);
+
+}  // namespace kforge::kernels

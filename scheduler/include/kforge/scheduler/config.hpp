@@ -1,0 +1,100 @@
+#pragma once
+// Campaign and site configuration, parsed from YAML and validated (docs/campaign-schema.md, docs/site-schema.md).
+// Every error names FILE:LINE:COLUMN, the key, what is wrong and what is allowed; nothing is written before
+// both files validate.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kforge/jobs/genome.hpp"
+#include "kforge/jobs/manifest.hpp"
+
+namespace kforge::scheduler {
+
+struct SourceLocation {
+  std::string file;
+  int line = 0;    // 1-based
+  int column = 0;  // 1-based
+};
+
+// what() is "FILE:LINE:COLUMN: key: what is wrong (what is allowed)".
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(SourceLocation where, std::string key, std::string problem, std::string allowed);
+  const SourceLocation& where() const { return where_; }
+  const std::string& key() const { return key_; }
+
+ private:
+  SourceLocation where_;
+  std::string key_;
+};
+
+struct ParameterSpec {
+  std::string name;
+  std::vector<jobs::ParamValue> values;  // non-empty, no duplicates
+  SourceLocation where;
+};
+
+struct ConstraintSpec {
+  std::string expression;  // e.g. "MC % MR == 0 and KC <= 512"
+  SourceLocation where;
+};
+
+struct SpaceSpec {
+  std::vector<ParameterSpec> parameters;
+  std::vector<ConstraintSpec> constraints;
+};
+
+struct SearchSpec {
+  int generations = 5;
+  int population = 16;          // survivors kept per island
+  int offspring = 16;           // new candidates per island per generation
+  int elite = 2;                // best kept unconditionally
+  int tournament = 3;
+  double mutation_rate = 0.6;   // share of offspring from mutation
+  double crossover_rate = 0.3;  // share from crossover; the rest are random immigrants
+  std::uint64_t seed = 1;
+};
+
+struct CampaignConfig {
+  std::filesystem::path file;
+  std::string text;              // the file's bytes (hashed into provenance)
+  std::string name;
+  std::string family;            // "gemm"
+  std::string backend;           // "host" ("cuda", "replay" later)
+  std::vector<std::string> targets;  // one island per target; host campaigns use ["host"]
+  std::string compile_flags;     // extra per-candidate flags
+  SpaceSpec space;
+  SearchSpec search;
+  jobs::EvalSettings eval;       // limits, timing policy, problem size, baselines
+  int candidates_per_rank = 4;   // how much work one array task gets per rank
+};
+
+struct LocalExecutorSpec {
+  int ranks_per_task = 2;
+  int max_concurrent_tasks = 1;
+  std::string mpirun = "mpirun";
+  std::vector<std::string> mpirun_args;  // appended after -np N, e.g. --oversubscribe
+};
+
+struct SiteConfig {
+  std::filesystem::path file;    // "<embedded local.yaml>" for the default
+  std::string text;
+  std::string name;
+  std::string executor = "local";  // "local" ("slurm" comes with the Slurm executor)
+  LocalExecutorSpec local;
+  int max_task_retries = 2;
+};
+
+CampaignConfig load_campaign(const std::filesystem::path& file);
+SiteConfig load_site(const std::filesystem::path& file);
+SiteConfig embedded_default_site();  // site-configs/local.yaml, compiled in
+
+// Parse from text (file is used only in messages); the load_* functions read the file and call these.
+CampaignConfig parse_campaign(const std::string& text, const std::filesystem::path& file);
+SiteConfig parse_site(const std::string& text, const std::filesystem::path& file);
+
+}  // namespace kforge::scheduler
