@@ -1,0 +1,55 @@
+#pragma once
+// The campaign directory IS the campaign's state (ARCHITECTURE.md). This names every path in it, once.
+//   DIR/campaign.yaml, DIR/site.yaml         the configs the campaign was started with (resume checks them)
+//   DIR/gNNNN/tasks/TTTT.yaml               task manifests; DIR/gNNNN/tasks/COMPLETE marks the set as whole
+//   DIR/gNNNN/shards/TTTT.h5                what each task produced (atomic)
+//   DIR/gNNNN/logs/TTTT.log                 the task's stdout + stderr
+//   DIR/gen-NNNN.h5, DIR/campaign.h5        immutable generation files and their index
+//   DIR/kforge.lock                         held (flock) by the one process driving the campaign
+#include <filesystem>
+#include <string>
+
+namespace kforge::scheduler {
+
+class CampaignDir {
+ public:
+  explicit CampaignDir(std::filesystem::path root) : root_(std::move(root)) {}
+
+  const std::filesystem::path& root() const { return root_; }
+  std::filesystem::path campaign_config() const { return root_ / "campaign.yaml"; }
+  std::filesystem::path site_config() const { return root_ / "site.yaml"; }
+  std::filesystem::path lock_file() const { return root_ / "kforge.lock"; }
+  std::filesystem::path index_file() const { return root_ / "campaign.h5"; }
+  std::filesystem::path generation_file(int g) const;
+  std::filesystem::path generation_dir(int g) const;  // DIR/g0007
+  std::filesystem::path tasks_dir(int g) const { return generation_dir(g) / "tasks"; }
+  std::filesystem::path tasks_complete_marker(int g) const { return tasks_dir(g) / "COMPLETE"; }
+  std::filesystem::path manifest(int g, int task) const;
+  std::filesystem::path shard(int g, int task) const;
+  std::filesystem::path log(int g, int task) const;
+
+  // Generations with a generation file, 0..n-1 without gaps (a gap is an error naming the missing file).
+  int completed_generations() const;
+
+ private:
+  std::filesystem::path root_;
+};
+
+// An exclusive flock on DIR/kforge.lock for the lifetime of the object; released by the kernel if the process
+// dies (kill -9 included). Throws std::runtime_error naming the holder's pid when another process holds it.
+class CampaignLock {
+ public:
+  explicit CampaignLock(const std::filesystem::path& lock_file);
+  ~CampaignLock();
+  CampaignLock(const CampaignLock&) = delete;
+  CampaignLock& operator=(const CampaignLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// Writes text to path via a temp name, fsync and rename.
+void write_file_atomic(const std::filesystem::path& path, const std::string& text);
+std::string read_file(const std::filesystem::path& path);  // throws std::runtime_error naming the file
+
+}  // namespace kforge::scheduler

@@ -1,0 +1,43 @@
+#pragma once
+// Drives a campaign generation by generation. The campaign directory is the whole state: a runner started on
+// an interrupted campaign resumes it (finished generations are read back, written manifests are reused, tasks
+// with a usable shard are not run again).
+#include <iosfwd>
+
+#include "kforge/jobs/archive.hpp"
+#include "kforge/scheduler/archive_view.hpp"
+#include "kforge/scheduler/campaign_dir.hpp"
+#include "kforge/scheduler/config.hpp"
+#include "kforge/scheduler/executor.hpp"
+#include "kforge/scheduler/gather.hpp"
+#include "kforge/scheduler/search_space.hpp"
+
+namespace kforge::scheduler {
+
+// Creates DIR and stores copies of both configs, or, for an existing DIR, checks that it was started with the
+// same campaign file (a different one throws: results of two campaigns must never mix).
+void prepare_campaign_dir(const CampaignDir& dir, const CampaignConfig& campaign, const SiteConfig& site);
+
+class CampaignRunner {
+ public:
+  CampaignRunner(CampaignConfig campaign, SiteConfig site, CampaignDir dir, Executor& executor, std::ostream& progress);
+  // Runs every generation not yet in the archive. Returns the number of generations the archive holds.
+  int run();
+
+ private:
+  std::vector<jobs::TaskManifest> manifests_for(int generation, const ArchiveView& archive);
+  std::map<int, std::string> run_missing_tasks(int generation, const std::vector<jobs::TaskManifest>& tasks);
+  jobs::Generation assemble(int generation, const std::vector<jobs::TaskManifest>& tasks, const ArchiveView& archive,
+                            Gathered gathered);
+  void print_progress(const jobs::Generation& g, double seconds) const;
+  jobs::Provenance provenance() const;
+
+  CampaignConfig campaign_;
+  SiteConfig site_;
+  CampaignDir dir_;
+  Executor& executor_;
+  std::ostream& progress_;
+  SearchSpace space_;
+};
+
+}  // namespace kforge::scheduler

@@ -1,0 +1,48 @@
+#pragma once
+// Executors run task manifests: each task is `kforge-eval --manifest M` under MPI. The local executor runs
+// them as processes on this machine; the Slurm executor (later) submits them as array jobs.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "kforge/scheduler/config.hpp"
+
+namespace kforge::scheduler {
+
+struct TaskLaunch {
+  int task = 0;
+  std::filesystem::path manifest;
+  std::filesystem::path log;  // stdout + stderr of the task, appended
+};
+
+struct TaskEnd {
+  int task = 0;
+  bool succeeded = false;  // exited 0 (the shard is checked separately: a missing shard is never trusted)
+  std::string reason;      // "exited with code 3", "killed by signal 9", "could not start mpirun: ..."
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual std::string name() const = 0;
+  // Runs every task to its end; returns one TaskEnd per launch, in launch order.
+  virtual std::vector<TaskEnd> run_all(const std::vector<TaskLaunch>& tasks) = 0;
+};
+
+class LocalExecutor final : public Executor {
+ public:
+  LocalExecutor(LocalExecutorSpec spec, std::filesystem::path eval_binary);
+  std::string name() const override { return "local"; }
+  std::vector<TaskEnd> run_all(const std::vector<TaskLaunch>& tasks) override;
+  // The argv of one task: mpirun -np R [args] --bind-to none kforge-eval --manifest M
+  std::vector<std::string> command_for(const TaskLaunch& t) const;
+
+ private:
+  LocalExecutorSpec spec_;
+  std::filesystem::path eval_binary_;
+};
+
+// kforge-eval beside the running executable, or $KFORGE_EVAL when set. Throws when it does not exist.
+std::filesystem::path locate_eval_binary();
+
+}  // namespace kforge::scheduler

@@ -1,0 +1,58 @@
+#pragma once
+// What `kforge status` and `kforge report` tell about a campaign directory, in one model and two formats
+// (report_table.cpp for people, report_json.cpp for programs).
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kforge/jobs/record.hpp"
+#include "kforge/scheduler/archive_view.hpp"
+#include "kforge/scheduler/campaign_dir.hpp"
+
+namespace kforge::scheduler {
+
+inline constexpr int kReportSchemaVersion = 1;
+
+struct GenerationSummary {
+  int generation = 0;
+  int evaluated = 0;
+  std::map<jobs::Status, int> status_counts;
+  double best_ms = jobs::kNaN;       // best of this generation's new evaluations
+  double best_speedup = jobs::kNaN;
+};
+
+struct Ancestor {
+  std::string id;
+  std::string op;
+  int generation = 0;
+  std::string params;
+  double time_ms = jobs::kNaN;
+};
+
+struct CampaignReport {
+  std::string campaign;
+  std::string directory;
+  int generations_done = 0;
+  int generations_planned = 0;
+  bool running = false;              // another process holds the campaign lock
+  int current_tasks = 0;             // manifests of the generation in progress
+  int current_tasks_done = 0;        // of those, tasks whose shard exists
+  int evaluations = 0;
+  std::map<jobs::Status, int> status_counts;
+  std::vector<GenerationSummary> generations;
+  std::optional<jobs::EvalRecord> best;
+  std::vector<Ancestor> lineage;            // the best candidate's ancestors, nearest first
+  std::map<std::string, double> baseline_ms;  // baseline name -> median over the campaign's tasks
+};
+
+// Reads DIR (its configs and generation files); throws std::runtime_error naming what is missing.
+CampaignReport build_report(const CampaignDir& dir);
+
+void write_report_table(std::ostream& out, const CampaignReport& r);
+void write_report_json(std::ostream& out, const CampaignReport& r);
+void write_status_table(std::ostream& out, const CampaignReport& r);
+void write_status_json(std::ostream& out, const CampaignReport& r);
+
+}  // namespace kforge::scheduler

@@ -1,0 +1,103 @@
+#include "kforge/scheduler/campaign_dir.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace kforge::scheduler {
+namespace fs = std::filesystem;
+
+namespace {
+std::string four_digits(int n) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04d", n);
+  return buf;
+}
+std::string errno_text() { return std::strerror(errno); }
+}  // namespace
+
+fs::path CampaignDir::generation_file(int g) const { return root_ / ("gen-" + four_digits(g) + ".h5"); }
+fs::path CampaignDir::generation_dir(int g) const { return root_ / ("g" + four_digits(g)); }
+fs::path CampaignDir::manifest(int g, int task) const { return tasks_dir(g) / (four_digits(task) + ".yaml"); }
+fs::path CampaignDir::shard(int g, int task) const {
+  return generation_dir(g) / "shards" / (four_digits(task) + ".h5");
+}
+fs::path CampaignDir::log(int g, int task) const { return generation_dir(g) / "logs" / (four_digits(task) + ".log"); }
+
+int CampaignDir::completed_generations() const {
+  int n = 0;
+  while (fs::exists(generation_file(n))) ++n;
+  // A later generation file after a gap means the directory was edited by hand: refuse to guess.
+  for (int g = n + 1; g < n + 64; ++g) {
+    if (fs::exists(generation_file(g))) {
+      throw std::runtime_error(generation_file(n).string() + " is missing but " + generation_file(g).string() +
+                               " exists: the campaign directory is inconsistent");
+    }
+  }
+  return n;
+}
+
+CampaignLock::CampaignLock(const fs::path& lock_file) {
+  fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw std::runtime_error(lock_file.string() + ": cannot open lock file: " + errno_text());
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    std::string holder(64, '\0');
+    ssize_t n = ::pread(fd_, holder.data(), holder.size() - 1, 0);
+    holder.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    ::close(fd_);
+    throw std::runtime_error(lock_file.string() + ": the campaign is being driven by another process (pid " +
+                             (holder.empty() ? std::string("unknown") : holder) + ")");
+  }
+  std::string pid = std::to_string(::getpid());
+  if (::ftruncate(fd_, 0) == 0) {
+    [[maybe_unused]] ssize_t w = ::pwrite(fd_, pid.data(), pid.size(), 0);
+  }
+}
+
+CampaignLock::~CampaignLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+}
+
+void write_file_atomic(const fs::path& path, const std::string& text) {
+  fs::path tmp = path;
+  tmp += ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error(tmp.string() + ": cannot create: " + errno_text());
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      std::string why = errno_text();
+      ::close(fd);
+      throw std::runtime_error(tmp.string() + ": write failed: " + why);
+    }
+    done += static_cast<size_t>(w);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) throw std::runtime_error(tmp.string() + ": fsync failed: " + errno_text());
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    throw std::runtime_error(path.string() + ": rename failed: " + errno_text());
+  }
+  int dfd = ::open(path.parent_path().empty() ? "." : path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path.string() + ": cannot read: " + errno_text());
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+}  // namespace kforge::scheduler

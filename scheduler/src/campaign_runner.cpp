@@ -1,0 +1,168 @@
+#include "kforge/scheduler/campaign_runner.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <ostream>
+#include <random>
+#include <sstream>
+
+#include "kforge/scheduler/gather.hpp"
+#include "kforge/scheduler/generation_plan.hpp"
+#include "kforge/scheduler/population.hpp"
+
+#ifndef KFORGE_VERSION
+#define KFORGE_VERSION "unknown"
+#endif
+
+namespace kforge::scheduler {
+namespace fs = std::filesystem;
+
+void prepare_campaign_dir(const CampaignDir& dir, const CampaignConfig& campaign, const SiteConfig& site) {
+  fs::create_directories(dir.root());
+  if (fs::exists(dir.campaign_config())) {
+    if (read_file(dir.campaign_config()) != campaign.text) {
+      throw std::runtime_error(dir.root().string() + " holds a campaign started from a different campaign file than " +
+                               campaign.file.string() + "; resume with the same file or choose another --out");
+    }
+  } else {
+    write_file_atomic(dir.campaign_config(), campaign.text);
+  }
+  write_file_atomic(dir.site_config(), site.text);  // the site may change between resumes; keep the latest
+}
+
+CampaignRunner::CampaignRunner(CampaignConfig campaign, SiteConfig site, CampaignDir dir, Executor& executor,
+                               std::ostream& progress)
+    : campaign_(std::move(campaign)),
+      site_(std::move(site)),
+      dir_(std::move(dir)),
+      executor_(executor),
+      progress_(progress),
+      space_(campaign_.space) {}
+
+jobs::Provenance CampaignRunner::provenance() const {
+  jobs::Provenance p;
+  p.version = KFORGE_VERSION;
+  p.created = jobs::iso8601_now();
+  p.config_hash = jobs::sha256_hex(campaign_.text + "\n---\n" + site_.text);
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  p.host = host;
+  p.campaign = campaign_.name;
+  return p;
+}
+
+std::vector<jobs::TaskManifest> CampaignRunner::manifests_for(int generation, const ArchiveView& archive) {
+  std::vector<jobs::TaskManifest> tasks;
+  if (fs::exists(dir_.tasks_complete_marker(generation))) {
+    // Written before: the same work, read back (never re-planned, so a re-run evaluates exactly the same).
+    for (int t = 0; fs::exists(dir_.manifest(generation, t)); ++t) tasks.push_back(jobs::read_manifest(dir_.manifest(generation, t)));
+    return tasks;
+  }
+  tasks = plan_generation(campaign_, site_, space_, archive, generation);
+  fs::create_directories(dir_.tasks_dir(generation));
+  fs::create_directories(dir_.shard(generation, 0).parent_path());
+  for (const auto& t : tasks) jobs::write_manifest(dir_.manifest(generation, t.task), t);
+  write_file_atomic(dir_.tasks_complete_marker(generation), std::to_string(tasks.size()) + "\n");
+  return tasks;
+}
+
+std::map<int, std::string> CampaignRunner::run_missing_tasks(int generation, const std::vector<jobs::TaskManifest>& tasks) {
+  std::map<int, std::string> failed;
+  for (int attempt = 0; attempt <= site_.max_task_retries; ++attempt) {
+    std::vector<TaskLaunch> launches;
+    for (const auto& t : tasks) {
+      if (shard_is_usable(dir_, t)) continue;
+      launches.push_back(TaskLaunch{t.task, dir_.manifest(generation, t.task), dir_.log(generation, t.task)});
+    }
+    if (launches.empty()) break;
+    for (const auto& end : executor_.run_all(launches)) {
+      if (end.succeeded) {
+        failed.erase(end.task);
+      } else {
+        failed[end.task] = "attempt " + std::to_string(attempt + 1) + " " + end.reason + " (log: " +
+                           dir_.log(generation, end.task).string() + ")";
+      }
+    }
+  }
+  return failed;
+}
+
+jobs::Generation CampaignRunner::assemble(int generation, const std::vector<jobs::TaskManifest>& tasks,
+                                          const ArchiveView& archive, Gathered gathered) {
+  jobs::Generation g;
+  g.provenance = provenance();
+  g.generation = generation;
+  g.baselines = std::move(gathered.baselines);
+  std::map<std::string, double> fitness;
+  for (const auto& r : gathered.records) fitness[r.candidate_id] = jobs::fitness_ms(r);
+  for (int island = 0; island < static_cast<int>(campaign_.targets.size()); ++island) {
+    std::vector<Member> pool;
+    for (const auto& entry : archive.last_population(island)) {
+      if (const jobs::Candidate* c = archive.candidate(entry.candidate_id)) pool.push_back(Member{*c, entry.fitness_ms});
+    }
+    for (const auto& t : tasks) {
+      if (t.island != island) continue;
+      for (const auto& c : t.candidates) pool.push_back(Member{c, fitness.at(c.id)});
+    }
+    std::mt19937_64 rng(mix_seed(campaign_.search.seed ^ 0x73656c656374ULL, static_cast<std::uint64_t>(generation),
+                                 static_cast<std::uint64_t>(island)));
+    for (const auto& m : select_survivors(std::move(pool), campaign_.search, rng)) {
+      g.population.push_back(jobs::PopulationEntry{island, m.candidate.id, m.fitness_ms});
+    }
+  }
+  for (const auto& t : tasks) g.candidates.insert(g.candidates.end(), t.candidates.begin(), t.candidates.end());
+  g.records = std::move(gathered.records);
+  return g;
+}
+
+void CampaignRunner::print_progress(const jobs::Generation& g, double seconds) const {
+  std::map<jobs::Status, int> counts;
+  const jobs::EvalRecord* best = nullptr;
+  for (const auto& r : g.records) {
+    ++counts[r.status];
+    if (std::isfinite(jobs::fitness_ms(r)) && (!best || jobs::fitness_ms(r) < jobs::fitness_ms(*best))) best = &r;
+  }
+  std::ostringstream line;
+  line << "gen " << g.generation + 1 << "/" << campaign_.search.generations << "  evaluated " << g.records.size()
+       << "  ok " << counts[jobs::Status::ok] << "  failed";
+  int failed = 0;
+  for (auto [status, n] : counts) {
+    if (status == jobs::Status::ok) continue;
+    line << " " << jobs::to_string(status) << "=" << n;
+    failed += n;
+  }
+  if (failed == 0) line << " 0";
+  char buf[160];
+  if (best) {
+    std::snprintf(buf, sizeof buf, "  best %.3f ms  speedup %.2fx", best->time_median_ms, best->speedup);
+    line << buf;
+  } else {
+    line << "  best -";
+  }
+  std::snprintf(buf, sizeof buf, "  (%.1f s)", seconds);
+  progress_ << line.str() << buf << std::endl;
+}
+
+int CampaignRunner::run() {
+  ArchiveView archive = ArchiveView::load(dir_);
+  for (int g = static_cast<int>(archive.generations().size()); g < campaign_.search.generations; ++g) {
+    const auto started = std::chrono::steady_clock::now();
+    auto tasks = manifests_for(g, archive);
+    auto failed = run_missing_tasks(g, tasks);
+    Gathered gathered = gather_shards(dir_, tasks, failed);
+    jobs::Generation generation = assemble(g, tasks, archive, std::move(gathered));
+    jobs::write_generation(dir_.generation_file(g), generation);
+    jobs::rebuild_campaign_index(dir_.root(), provenance());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    print_progress(generation, seconds);
+    archive.add(std::move(generation));
+  }
+  if (!fs::exists(dir_.index_file()) && !archive.generations().empty()) jobs::rebuild_campaign_index(dir_.root(), provenance());
+  return static_cast<int>(archive.generations().size());
+}
+
+}  // namespace kforge::scheduler

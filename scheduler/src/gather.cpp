@@ -1,0 +1,73 @@
+#include "kforge/scheduler/gather.hpp"
+
+#include <unistd.h>
+
+#include <exception>
+
+namespace kforge::scheduler {
+
+namespace {
+std::string this_host() {
+  char buf[256] = {};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+}  // namespace
+
+bool shard_is_usable(const CampaignDir& dir, const jobs::TaskManifest& task) {
+  try {
+    (void)jobs::read_shard(dir.shard(task.generation, task.task));
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+jobs::EvalRecord infra_error_record(const jobs::Candidate& c, const jobs::TaskManifest& task, const std::string& why) {
+  jobs::EvalRecord r;
+  r.candidate_id = c.id;
+  r.family = c.family;
+  r.backend = c.backend;
+  r.params = c.genome.to_text();
+  r.parents = c.parents;
+  r.op = c.op;
+  r.generation = task.generation;
+  r.island = task.island;
+  r.target = task.target;
+  r.status = jobs::Status::infra_error;
+  r.host = this_host();
+  r.evaluated_at = jobs::iso8601_now();
+  r.evidence = "task " + std::to_string(task.task) + " of generation " + std::to_string(task.generation) +
+               " produced no usable record: " + why;
+  r.source = c.source;
+  return r;
+}
+
+Gathered gather_shards(const CampaignDir& dir, const std::vector<jobs::TaskManifest>& tasks,
+                       const std::map<int, std::string>& failed_tasks) {
+  Gathered out;
+  for (const auto& task : tasks) {
+    std::map<std::string, jobs::EvalRecord> by_id;
+    std::string why;
+    try {
+      jobs::Shard shard = jobs::read_shard(dir.shard(task.generation, task.task));
+      for (auto& r : shard.records) by_id.emplace(r.candidate_id, std::move(r));
+      out.baselines.insert(out.baselines.end(), shard.baselines.begin(), shard.baselines.end());
+    } catch (const std::exception& e) {
+      auto failed = failed_tasks.find(task.task);
+      why = (failed != failed_tasks.end() ? failed->second + "; " : std::string()) + e.what();
+    }
+    for (const auto& c : task.candidates) {
+      auto it = by_id.find(c.id);
+      if (it != by_id.end()) {
+        out.records.push_back(std::move(it->second));
+      } else {
+        out.records.push_back(infra_error_record(c, task, why.empty() ? "the shard has no record of it" : why));
+        ++out.infra_errors;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace kforge::scheduler

@@ -1,0 +1,97 @@
+// JSON output of `kforge report --json` and `kforge status --json` (documented in docs/cli.md).
+#include <ostream>
+
+#include "detail/json_writer.hpp"
+#include "kforge/scheduler/report.hpp"
+
+#ifndef KFORGE_VERSION
+#define KFORGE_VERSION "unknown"
+#endif
+
+namespace kforge::scheduler {
+
+namespace {
+
+void write_status_counts(detail::JsonWriter& w, const std::map<jobs::Status, int>& counts) {
+  w.begin_object();
+  for (jobs::Status s : jobs::kAllStatuses) {
+    auto it = counts.find(s);
+    w.field(jobs::to_string(s), it == counts.end() ? 0 : it->second);
+  }
+  w.end_object();
+}
+
+void write_context(detail::JsonWriter& w, const CampaignReport& r) {
+  w.key("context").begin_object();
+  w.field("creator", "kforge").field("kforge_version", KFORGE_VERSION).field("created", jobs::iso8601_now());
+  w.field("directory", r.directory).end_object();
+}
+
+void write_best(detail::JsonWriter& w, const CampaignReport& r) {
+  const jobs::EvalRecord& b = *r.best;
+  w.key("best").begin_object();
+  w.field("id", b.candidate_id).field("generation", static_cast<int>(b.generation)).field("island", static_cast<int>(b.island));
+  w.field("target", b.target).field("op", b.op).field("params", b.params);
+  w.field("time_ms", b.time_median_ms).field("time_min_ms", b.time_min_ms).field("speedup_vs_reference", b.speedup);
+  w.key("baselines").begin_object();
+  for (const auto& [name, ms] : r.baseline_ms) w.field(name, b.time_median_ms / ms);
+  w.end_object();
+  w.key("lineage").begin_array();
+  for (const auto& a : r.lineage) {
+    w.begin_object().field("id", a.id).field("op", a.op).field("generation", a.generation).field("params", a.params);
+    w.field("time_ms", a.time_ms).end_object();
+  }
+  w.end_array().end_object();
+}
+
+}  // namespace
+
+void write_report_json(std::ostream& out, const CampaignReport& r) {
+  detail::JsonWriter w(out);
+  w.begin_object();
+  w.field("schema_version", kReportSchemaVersion);
+  write_context(w, r);
+  w.field("campaign", r.campaign).field("generations", r.generations_done);
+  w.field("generations_planned", r.generations_planned).field("evaluations", r.evaluations);
+  w.key("status_counts");
+  write_status_counts(w, r.status_counts);
+  w.key("per_generation").begin_array();
+  for (const auto& g : r.generations) {
+    w.begin_object().field("generation", g.generation).field("evaluated", g.evaluated);
+    w.key("status_counts");
+    write_status_counts(w, g.status_counts);
+    w.field("best_time_ms", g.best_ms).field("best_speedup", g.best_speedup).end_object();
+  }
+  w.end_array();
+  w.key("baseline_time_ms").begin_object();
+  for (const auto& [name, ms] : r.baseline_ms) w.field(name, ms);
+  w.end_object();
+  if (r.best) {
+    write_best(w, r);
+  } else {
+    w.key("best").value(jobs::kNaN);  // null: nothing ok yet
+  }
+  w.end_object();
+  out << "\n";
+}
+
+void write_status_json(std::ostream& out, const CampaignReport& r) {
+  detail::JsonWriter w(out);
+  w.begin_object();
+  w.field("schema_version", kReportSchemaVersion);
+  write_context(w, r);
+  w.field("campaign", r.campaign).field("state", r.generations_done >= r.generations_planned ? "done"
+                                                   : r.running                                 ? "running"
+                                                                                              : "stopped");
+  w.field("generations", r.generations_done).field("generations_planned", r.generations_planned);
+  w.field("current_tasks", r.current_tasks).field("current_tasks_done", r.current_tasks_done);
+  w.field("evaluations", r.evaluations);
+  w.key("status_counts");
+  write_status_counts(w, r.status_counts);
+  w.field("best_time_ms", r.best ? r.best->time_median_ms : jobs::kNaN);
+  w.field("best_id", r.best ? r.best->candidate_id : std::string());
+  w.end_object();
+  out << "\n";
+}
+
+}  // namespace kforge::scheduler

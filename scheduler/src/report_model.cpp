@@ -1,0 +1,105 @@
+#include <sys/file.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <set>
+
+#include "kforge/scheduler/config.hpp"
+#include "kforge/scheduler/report.hpp"
+
+namespace kforge::scheduler {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool lock_is_held(const fs::path& lock_file) {
+  int fd = ::open(lock_file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0;
+  ::close(fd);
+  return held;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return jobs::kNaN;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+GenerationSummary summarize(const jobs::Generation& g) {
+  GenerationSummary s;
+  s.generation = g.generation;
+  s.evaluated = static_cast<int>(g.records.size());
+  for (const auto& r : g.records) {
+    ++s.status_counts[r.status];
+    const double f = jobs::fitness_ms(r);
+    if (std::isfinite(f) && !(f >= s.best_ms)) {
+      s.best_ms = f;
+      s.best_speedup = r.speedup;
+    }
+  }
+  return s;
+}
+
+std::vector<Ancestor> lineage_of(const ArchiveView& archive, const jobs::EvalRecord& best) {
+  std::vector<Ancestor> out;
+  std::set<std::string> visited;
+  std::deque<std::string> queue(best.parents.begin(), best.parents.end());
+  while (!queue.empty() && out.size() < 64) {
+    std::string id = queue.front();
+    queue.pop_front();
+    if (!visited.insert(id).second) continue;
+    const jobs::Candidate* c = archive.candidate(id);
+    if (!c) continue;
+    Ancestor a{id, c->op, c->generation, c->genome.to_text(), jobs::kNaN};
+    if (const jobs::EvalRecord* r = archive.record(id, best.target)) a.time_ms = jobs::fitness_ms(*r);
+    out.push_back(a);
+    queue.insert(queue.end(), c->parents.begin(), c->parents.end());
+  }
+  return out;
+}
+
+void read_progress(const CampaignDir& dir, CampaignReport& r) {
+  const int g = r.generations_done;
+  for (int t = 0; fs::exists(dir.manifest(g, t)); ++t) {
+    ++r.current_tasks;
+    if (fs::exists(dir.shard(g, t))) ++r.current_tasks_done;
+  }
+}
+
+}  // namespace
+
+CampaignReport build_report(const CampaignDir& dir) {
+  if (!fs::exists(dir.campaign_config())) {
+    throw std::runtime_error(dir.root().string() + " is not a kforge campaign directory (no campaign.yaml)");
+  }
+  CampaignConfig config = load_campaign(dir.campaign_config());
+  ArchiveView archive = ArchiveView::load(dir);
+  CampaignReport r;
+  r.campaign = config.name;
+  r.directory = dir.root().string();
+  r.generations_planned = config.search.generations;
+  r.generations_done = static_cast<int>(archive.generations().size());
+  r.running = lock_is_held(dir.lock_file());
+  if (r.generations_done < r.generations_planned) read_progress(dir, r);
+  std::map<std::string, std::vector<double>> baseline_samples;
+  for (const auto& g : archive.generations()) {
+    GenerationSummary s = summarize(g);
+    r.evaluations += s.evaluated;
+    for (auto [status, n] : s.status_counts) r.status_counts[status] += n;
+    r.generations.push_back(s);
+    for (const auto& b : g.baselines) {
+      if (std::isfinite(b.time_median_ms)) baseline_samples[b.name].push_back(b.time_median_ms);
+    }
+  }
+  for (auto& [name, times] : baseline_samples) r.baseline_ms[name] = median(times);
+  r.best = archive.best();
+  if (r.best) r.lineage = lineage_of(archive, *r.best);
+  return r;
+}
+
+}  // namespace kforge::scheduler

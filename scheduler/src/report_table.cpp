@@ -1,0 +1,85 @@
+// Plain-text output of `kforge report` and `kforge status`, for people at a terminal.
+#include <cstdio>
+#include <ostream>
+#include <string>
+
+#include "kforge/scheduler/report.hpp"
+
+namespace kforge::scheduler {
+
+namespace {
+
+std::string format(const char* fmt, double v) {
+  if (!(v == v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string failures(const std::map<jobs::Status, int>& counts) {
+  std::string out;
+  for (auto [status, n] : counts) {
+    if (status == jobs::Status::ok || n == 0) continue;
+    out += (out.empty() ? "" : " ") + std::string(jobs::to_string(status)) + "=" + std::to_string(n);
+  }
+  return out.empty() ? "-" : out;
+}
+
+int count(const std::map<jobs::Status, int>& counts, jobs::Status s) {
+  auto it = counts.find(s);
+  return it == counts.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+void write_report_table(std::ostream& out, const CampaignReport& r) {
+  out << "campaign " << r.campaign << "  (" << r.directory << ")\n";
+  out << "generations " << r.generations_done << "/" << r.generations_planned << "  evaluations " << r.evaluations
+      << "  ok " << count(r.status_counts, jobs::Status::ok) << "  failed " << failures(r.status_counts) << "\n\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-5s %9s %5s %12s %9s  %s\n", "gen", "evaluated", "ok", "best_ms", "speedup",
+                "failures");
+  out << line;
+  for (const auto& g : r.generations) {
+    std::snprintf(line, sizeof line, "%-5d %9d %5d %12s %9s  %s\n", g.generation, g.evaluated,
+                  count(g.status_counts, jobs::Status::ok), format("%.4f", g.best_ms).c_str(),
+                  format("%.2fx", g.best_speedup).c_str(), failures(g.status_counts).c_str());
+    out << line;
+  }
+  out << "\n";
+  for (const auto& [name, ms] : r.baseline_ms) out << "baseline " << name << ": " << format("%.4f", ms) << " ms\n";
+  if (!r.best) {
+    out << "best: none yet (no candidate evaluated ok)\n";
+    return;
+  }
+  const jobs::EvalRecord& b = *r.best;
+  out << "best: " << b.candidate_id << "  generation " << b.generation << "  island " << b.island << " (" << b.target
+      << ")  op " << b.op << "\n";
+  out << "  time " << format("%.4f", b.time_median_ms) << " ms (min " << format("%.4f", b.time_min_ms)
+      << ")  speedup vs reference " << format("%.2fx", b.speedup) << "\n";
+  for (const auto& [name, ms] : r.baseline_ms) {
+    out << "  vs " << name << ": " << format("%.3f", ms / b.time_median_ms) << "x of its speed (best/baseline time "
+        << format("%.3f", b.time_median_ms / ms) << ")\n";
+  }
+  out << "  params " << b.params << "\n";
+  if (!r.lineage.empty()) out << "  lineage (nearest first):\n";
+  for (const auto& a : r.lineage) {
+    out << "    " << a.id << "  g" << a.generation << "  " << a.op << "  " << format("%.4f ms", a.time_ms) << "\n";
+  }
+}
+
+void write_status_table(std::ostream& out, const CampaignReport& r) {
+  const char* state = r.generations_done >= r.generations_planned ? "done" : r.running ? "running" : "stopped";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-20s %-8s %11s %11s %11s %12s\n", "CAMPAIGN", "STATE", "GENERATION", "TASKS",
+                "EVALUATED", "BEST_MS");
+  out << line;
+  const std::string gen = std::to_string(r.generations_done) + "/" + std::to_string(r.generations_planned);
+  const std::string tasks = r.current_tasks ? std::to_string(r.current_tasks_done) + "/" + std::to_string(r.current_tasks)
+                                            : "-";
+  std::snprintf(line, sizeof line, "%-20s %-8s %11s %11s %11d %12s\n", r.campaign.c_str(), state, gen.c_str(),
+                tasks.c_str(), r.evaluations, format("%.4f", r.best ? r.best->time_median_ms : jobs::kNaN).c_str());
+  out << line;
+}
+
+}  // namespace kforge::scheduler

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Sets up kforge on Debian 12: installs the Debian packages it needs (only those missing; safe to rerun) and
+# builds it into build/. Extra CMake arguments: KFORGE_CMAKE_ARGS="-DKFORGE_WERROR=ON" ./setup.sh
+set -euo pipefail
+cd "$(dirname "$0")"
+
+packages=(
+  cmake g++ make                                   # toolchain
+  libhdf5-dev hdf5-tools                           # archive (HDF5 1.10) and h5dump
+  libyaml-cpp-dev libboost-program-options-dev     # configs, command lines
+  libopenmpi-dev openmpi-bin                       # kforge-eval ranks
+  libopenblas-dev                                  # the gemm family's OpenBLAS baseline
+  libgtest-dev                                     # tests
+  python3 python3-h5py python3-pandas python3-numpy  # the archive reader in share/python
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# shellcheck disable=SC2086  # KFORGE_CMAKE_ARGS is a list of arguments
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo ${KFORGE_CMAKE_ARGS:-} > build-configure.log || {
+  cat build-configure.log; exit 1; }
+cmake --build build -j"$(nproc)"
+echo "setup: built build/bin/kforge, build/bin/kforge-eval"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# A real campaign end to end: kforge run -> mpirun -np 2 kforge-eval -> shards -> generation files -> campaign.h5,
+# then report / status / export, and the archive read back by h5py + pandas through share/python.
+set -euo pipefail
+BIN=$1 SRC=$2
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+"$BIN/kforge" run "$SRC/tests/integration/data/gemm-small.yaml" --out "$WORK/c" | tee "$WORK/run.log"
+grep -q '^gen 2/2  evaluated 8' "$WORK/run.log"
+test -f "$WORK/c/campaign.h5"
+test -f "$WORK/c/gen-0000.h5" && test -f "$WORK/c/gen-0001.h5"
+
+"$BIN/kforge" report "$WORK/c" --json > "$WORK/report.json"
+"$BIN/kforge" report "$WORK/c"
+"$BIN/kforge" status "$WORK/c" --json > "$WORK/status.json"
+grep -q '"state":"done"' "$WORK/status.json"
+"$BIN/kforge" export "$WORK/c" --best --to "$WORK/best"
+ls "$WORK/best"/*.cpp "$WORK/best"/*.yaml > /dev/null
+
+h5dump -H "$WORK/c/campaign.h5" > "$WORK/index.txt"
+grep -q 'EXTERNAL_LINK "/generations/g0001"' "$WORK/index.txt"
+h5dump -H "$WORK/c/gen-0000.h5" | grep -q 'time_median_ms.units'
+
+/usr/bin/python3 "$SRC/tests/integration/check_campaign.py" "$WORK/c" "$WORK/report.json" \
+  --generations 2 --per-generation 8 --expect-ok
