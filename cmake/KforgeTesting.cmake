@@ -7,5 +7,7 @@ function(kforge_add_gtest name)
   target_compile_definitions(${name} PRIVATE
     KFORGE_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KFORGE_BINARY_DIR="${PROJECT_BINARY_DIR}")
   set(labels unit ${ARG_LABELS})
+  # A list inside PROPERTIES must keep its semicolons escaped, or every label after the first is lost.
+  string(REPLACE ";" "\\;" labels "${labels}")
   gtest_discover_tests(${name} PROPERTIES LABELS "${labels}" DISCOVERY_TIMEOUT 60)
 endfunction()

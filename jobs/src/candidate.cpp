@@ -1,0 +1,49 @@
+// Candidate identity: a content hash, so the same experiment gets the same id on every node and every run.
+#include "kforge/jobs/candidate.hpp"
+
+#include "detail/sha256.hpp"
+
+namespace kforge::jobs {
+namespace {
+
+std::string hex(const std::array<std::uint8_t, 32>& digest) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (std::uint8_t byte : digest) {
+    out += kDigits[byte >> 4];
+    out += kDigits[byte & 0xf];
+  }
+  return out;
+}
+
+// "<decimal length>:<bytes>" so that no two field lists hash the same text ("ab"+"c" vs "a"+"bc").
+void hash_field(detail::Sha256& h, std::string_view field) {
+  h.update(std::to_string(field.size()));
+  h.update(":");
+  h.update(field);
+}
+
+}  // namespace
+
+std::string sha256_hex(std::string_view bytes) {
+  detail::Sha256 h;
+  h.update(bytes);
+  return hex(h.finish());
+}
+
+std::string candidate_id(const Candidate& c) {
+  detail::Sha256 h;
+  hash_field(h, c.family);
+  hash_field(h, c.genome.to_text());
+  hash_field(h, c.source);
+  hash_field(h, c.backend);
+  hash_field(h, c.compile_flags);
+  return hex(h.finish()).substr(0, 32);
+}
+
+const std::string& assign_id(Candidate& c) {
+  c.id = candidate_id(c);
+  return c.id;
+}
+
+}  // namespace kforge::jobs

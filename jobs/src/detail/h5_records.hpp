@@ -1,0 +1,17 @@
+#pragma once
+// The tables every archive file has: /records (+ /samples, /evidence, /sources) and /baselines.
+#include <hdf5.h>
+
+#include <vector>
+
+#include "kforge/jobs/record.hpp"
+
+namespace kforge::jobs::h5 {
+
+void write_records(hid_t file, const std::vector<EvalRecord>& records);
+std::vector<EvalRecord> read_records(hid_t file);
+
+void write_baselines(hid_t file, const std::vector<Baseline>& baselines);
+std::vector<Baseline> read_baselines(hid_t file);
+
+}  // namespace kforge::jobs::h5

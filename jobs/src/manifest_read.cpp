@@ -1,0 +1,128 @@
+// YAML -> task manifest. Every error names the file and the key, since a person fixes it by hand.
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "kforge/jobs/manifest.hpp"
+
+namespace kforge::jobs {
+namespace {
+
+struct ManifestError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Reads one required key of a map, with its dotted path for the error message.
+class Reader {
+ public:
+  Reader(YAML::Node node, std::string where) : node_(std::move(node)), where_(std::move(where)) {}
+
+  YAML::Node child(const std::string& key) const {
+    if (!node_.IsMap()) throw ManifestError(where_ + " is not a map");
+    YAML::Node value = node_[key];
+    if (!value.IsDefined()) throw ManifestError("missing key '" + path(key) + "'");
+    return value;
+  }
+
+  template <class T>
+  T get(const std::string& key) const {
+    YAML::Node value = child(key);
+    try {
+      return value.as<T>();
+    } catch (const YAML::Exception&) {
+      throw ManifestError("key '" + path(key) + "' has a value of the wrong type (line " +
+                          std::to_string(value.Mark().line + 1) + ")");
+    }
+  }
+
+  Reader sub(const std::string& key) const { return Reader(child(key), path(key)); }
+  std::string path(const std::string& key) const { return where_.empty() ? key : where_ + "." + key; }
+
+ private:
+  YAML::Node node_;
+  std::string where_;
+};
+
+EvalSettings read_settings(const Reader& r) {
+  EvalSettings s;
+  s.wall_timeout_s = r.get<double>("wall_timeout_s");
+  s.cpu_limit_s = r.get<double>("cpu_limit_s");
+  s.memory_limit_mb = r.get<std::int64_t>("memory_limit_mb");
+  s.file_limit_mb = r.get<std::int64_t>("file_limit_mb");
+  s.compile_timeout_s = r.get<double>("compile_timeout_s");
+  s.warmup = r.get<int>("warmup");
+  s.min_repeats = r.get<int>("min_repeats");
+  s.max_repeats = r.get<int>("max_repeats");
+  s.target_spread = r.get<double>("target_spread");
+  s.time_cap_s = r.get<double>("time_cap_s");
+  s.problem = r.get<std::map<std::string, std::int64_t>>("problem");
+  s.baselines = r.get<std::vector<std::string>>("baselines");
+  s.compiler = r.get<std::string>("compiler");
+  s.compile_flags = r.get<std::string>("compile_flags");
+  s.compile_only = r.get<bool>("compile_only");
+  return s;
+}
+
+Candidate read_candidate(const Reader& r) {
+  Candidate c;
+  c.id = r.get<std::string>("id");
+  c.family = r.get<std::string>("family");
+  c.backend = r.get<std::string>("backend");
+  try {
+    c.genome = Genome::from_text(r.get<std::string>("genome"));
+  } catch (const std::invalid_argument& e) {
+    throw ManifestError("key '" + r.path("genome") + "': " + e.what());
+  }
+  c.compile_flags = r.get<std::string>("compile_flags");
+  c.parents = r.get<std::vector<std::string>>("parents");
+  c.op = r.get<std::string>("op");
+  c.generation = r.get<int>("generation");
+  c.island = r.get<int>("island");
+  c.source = r.get<std::string>("source");
+  return c;
+}
+
+TaskManifest read_document(const YAML::Node& root) {
+  Reader r(root, "");
+  TaskManifest m;
+  m.campaign = r.get<std::string>("campaign");
+  m.generation = r.get<int>("generation");
+  m.island = r.get<int>("island");
+  m.task = r.get<int>("task");
+  m.target = r.get<std::string>("target");
+  m.family = r.get<std::string>("family");
+  m.backend = r.get<std::string>("backend");
+  m.seed = r.get<std::uint64_t>("seed");
+  m.shard_path = r.get<std::string>("shard_path");
+  m.settings = read_settings(r.sub("settings"));
+  YAML::Node candidates = r.child("candidates");
+  if (!candidates.IsSequence()) throw ManifestError("key 'candidates' is not a list");
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    m.candidates.push_back(read_candidate(Reader(candidates[i], "candidates[" + std::to_string(i) + "]")));
+  return m;
+}
+
+std::string read_whole_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path.string() + ": cannot open task manifest (missing or unreadable)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+TaskManifest read_manifest(const std::filesystem::path& path) {
+  std::string text = read_whole_file(path);
+  try {
+    return read_document(YAML::Load(text));
+  } catch (const ManifestError& e) {
+    throw std::runtime_error(path.string() + ": " + e.what());
+  } catch (const YAML::Exception& e) {
+    throw std::runtime_error(path.string() + ": not valid YAML: " + e.what());
+  }
+}
+
+}  // namespace kforge::jobs

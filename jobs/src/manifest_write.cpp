@@ -1,0 +1,112 @@
+// Task manifest -> YAML. Sources go in literal blocks so an admin can read the exact code a task evaluates.
+#include <yaml-cpp/yaml.h>
+
+#include <stdexcept>
+
+#include "detail/durable_file.hpp"
+#include "kforge/jobs/manifest.hpp"
+
+namespace kforge::jobs {
+namespace {
+
+// A YAML literal block ("|", clip chomping) reproduces a text exactly only when the text ends in exactly one
+// newline, its first line is not indented (the block's indentation is taken from it), no line is blank but
+// for spaces, and it holds only printable ASCII, tabs and newlines. Anything else is written double-quoted.
+bool literal_block_round_trips(const std::string& text) {
+  if (text.size() < 2 || text.back() != '\n' || text[text.size() - 2] == '\n') return false;
+  if (text.front() == ' ' || text.front() == '\t' || text.front() == '\n') return false;
+  std::size_t line_start = 0;
+  bool line_only_blanks = true;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      if (line_only_blanks && i > line_start) return false;
+      line_start = i + 1;
+      line_only_blanks = true;
+      continue;
+    }
+    if (c != '\t' && (c < 0x20 || c > 0x7e)) return false;
+    if (c != ' ' && c != '\t') line_only_blanks = false;
+  }
+  return true;
+}
+
+void emit_source(YAML::Emitter& out, const std::string& source) {
+  if (literal_block_round_trips(source)) out << YAML::Literal << source;
+  else out << YAML::DoubleQuoted << source;
+}
+
+void emit_settings(YAML::Emitter& out, const EvalSettings& s) {
+  out << YAML::BeginMap;
+  out << YAML::Key << "wall_timeout_s" << YAML::Value << s.wall_timeout_s;
+  out << YAML::Key << "cpu_limit_s" << YAML::Value << s.cpu_limit_s;
+  out << YAML::Key << "memory_limit_mb" << YAML::Value << s.memory_limit_mb;
+  out << YAML::Key << "file_limit_mb" << YAML::Value << s.file_limit_mb;
+  out << YAML::Key << "compile_timeout_s" << YAML::Value << s.compile_timeout_s;
+  out << YAML::Key << "warmup" << YAML::Value << s.warmup;
+  out << YAML::Key << "min_repeats" << YAML::Value << s.min_repeats;
+  out << YAML::Key << "max_repeats" << YAML::Value << s.max_repeats;
+  out << YAML::Key << "target_spread" << YAML::Value << s.target_spread;
+  out << YAML::Key << "time_cap_s" << YAML::Value << s.time_cap_s;
+  out << YAML::Key << "problem" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  for (const auto& [name, value] : s.problem) out << YAML::Key << name << YAML::Value << value;
+  out << YAML::EndMap;
+  out << YAML::Key << "baselines" << YAML::Value << YAML::Flow << s.baselines;
+  out << YAML::Key << "compiler" << YAML::Value << s.compiler;
+  out << YAML::Key << "compile_flags" << YAML::Value << s.compile_flags;
+  out << YAML::Key << "compile_only" << YAML::Value << s.compile_only;
+  out << YAML::EndMap;
+}
+
+void emit_candidate(YAML::Emitter& out, const Candidate& c) {
+  out << YAML::BeginMap;
+  out << YAML::Key << "id" << YAML::Value << c.id;
+  out << YAML::Key << "family" << YAML::Value << c.family;
+  out << YAML::Key << "backend" << YAML::Value << c.backend;
+  out << YAML::Key << "genome" << YAML::Value << c.genome.to_text();
+  out << YAML::Key << "compile_flags" << YAML::Value << c.compile_flags;
+  out << YAML::Key << "parents" << YAML::Value << YAML::Flow << c.parents;
+  out << YAML::Key << "op" << YAML::Value << c.op;
+  out << YAML::Key << "generation" << YAML::Value << c.generation;
+  out << YAML::Key << "island" << YAML::Value << c.island;
+  out << YAML::Key << "source" << YAML::Value;
+  emit_source(out, c.source);
+  out << YAML::EndMap;
+}
+
+std::string manifest_yaml(const TaskManifest& m) {
+  YAML::Emitter out;
+  out.SetDoublePrecision(17);  // doubles read back bit-identical
+  out << YAML::BeginMap;
+  out << YAML::Key << "campaign" << YAML::Value << m.campaign;
+  out << YAML::Key << "generation" << YAML::Value << m.generation;
+  out << YAML::Key << "island" << YAML::Value << m.island;
+  out << YAML::Key << "task" << YAML::Value << m.task;
+  out << YAML::Key << "target" << YAML::Value << m.target;
+  out << YAML::Key << "family" << YAML::Value << m.family;
+  out << YAML::Key << "backend" << YAML::Value << m.backend;
+  out << YAML::Key << "seed" << YAML::Value << m.seed;
+  out << YAML::Key << "shard_path" << YAML::Value << m.shard_path;
+  out << YAML::Key << "settings" << YAML::Value;
+  emit_settings(out, m.settings);
+  out << YAML::Key << "candidates" << YAML::Value << YAML::BeginSeq;
+  for (const auto& c : m.candidates) emit_candidate(out, c);
+  out << YAML::EndSeq << YAML::EndMap;
+  if (!out.good()) throw std::runtime_error("task manifest YAML emitter failed: " + out.GetLastError());
+  return std::string("# kforge task manifest: the exact work of one array task (re-runs evaluate the same)\n") +
+         out.c_str() + "\n";
+}
+
+}  // namespace
+
+void write_manifest(const std::filesystem::path& path, const TaskManifest& m) {
+  detail::write_text_atomically(path, manifest_yaml(m));
+}
+
+std::filesystem::path resolve_shard_path(const std::filesystem::path& manifest_path, const TaskManifest& m) {
+  std::filesystem::path shard(m.shard_path);
+  if (shard.is_absolute()) return shard;
+  return manifest_path.parent_path() / shard;
+}
+
+}  // namespace kforge::jobs

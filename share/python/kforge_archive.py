@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Read kforge HDF5 archives (campaign.h5, gen-NNNN.h5, shard files) into pandas.
+
+The layout is documented in docs/archive-schema.md. Typical use:
+
+    import kforge_archive as ka
+    df = ka.load_records("/scratch/me/campaigns/gemm")      # every generation's records
+    df[df.status == "ok"].groupby("target").time_median_ms.min()
+    df.attrs["units"]["time_median_ms"]                      # -> "ms"
+
+From a shell:  python3 kforge_archive.py CAMPAIGN_DIR   (prints a summary)
+"""
+import os
+import sys
+
+import h5py
+import numpy as np
+import pandas as pd
+
+__all__ = ["load_records", "load_baselines", "load_population", "load_candidates", "provenance", "summary"]
+
+
+def _text(value):
+    """HDF5 strings come back from h5py as bytes; kforge writes UTF-8."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _archive_path(path):
+    """A campaign folder means its campaign.h5; a file path is used as given."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        path = os.path.join(path, "campaign.h5")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: no such kforge archive file")
+    return os.path.abspath(path)
+
+
+def _data_groups(h5file, path):
+    """(file label, group holding the tables) for every file with data behind h5file.
+
+    A campaign index is followed through its external links /generations/gNNNN; HDF5 resolves the
+    relative link targets against campaign.h5's own folder, so the caller's working directory does not matter.
+    """
+    kind = _text(h5file.attrs.get("kind", b""))
+    if kind != "campaign":
+        return [(os.path.basename(path), h5file)]
+    generations = h5file.get("generations")
+    if generations is None:
+        return []
+    groups = []
+    for name in sorted(generations):
+        link = generations.get(name, getlink=True)
+        label = link.filename if isinstance(link, h5py.ExternalLink) else name
+        groups.append((label, generations[name]))
+    return groups
+
+
+def _table(dataset):
+    """A compound dataset as a DataFrame with str columns instead of bytes (zero rows stay zero rows)."""
+    rows = dataset[()]
+    frame = pd.DataFrame({name: rows[name] for name in rows.dtype.names})
+    for name in rows.dtype.names:
+        if rows.dtype[name].kind == "O":
+            frame[name] = frame[name].map(_text)
+    frame.attrs["units"] = {key[: -len(".units")]: _text(value)
+                            for key, value in dataset.attrs.items() if key.endswith(".units")}
+    return frame
+
+
+def _string_column(dataset):
+    return [_text(v) for v in dataset[()]]
+
+
+def _load(path, table, extra=None):
+    path = _archive_path(path)
+    frames, units = [], {}
+    with h5py.File(path, "r") as f:
+        for label, group in _data_groups(f, path):
+            if table not in group:
+                continue
+            frame = _table(group[table])
+            units.update(frame.attrs["units"])
+            if extra is not None:
+                extra(group, frame)
+            frame["generation_file"] = label
+            frames.append(frame)
+    if not frames:
+        return pd.DataFrame()
+    out = pd.concat(frames, ignore_index=True)
+    out.attrs["units"] = units
+    return out
+
+
+def load_records(path, with_text=False, with_samples=False):
+    """All evaluation records (one row per candidate per target) of a campaign folder or archive file.
+
+    with_text adds the evidence and source columns; with_samples adds samples_ms (a list of ms per row).
+    """
+    def add_columns(group, frame):
+        if with_text:
+            frame["evidence"] = _string_column(group["evidence"])
+            frame["source"] = _string_column(group["sources"])
+        if with_samples:
+            samples = group["samples"][()]
+            frame["samples_ms"] = [samples[o:o + n].tolist()
+                                   for o, n in zip(frame["sample_offset"], frame["sample_length"])]
+
+    return _load(path, "records", add_columns)
+
+
+def load_baselines(path):
+    """Baseline timings (name, time_median_ms, ...) measured beside the candidates."""
+    return _load(path, "baselines")
+
+
+def load_population(path):
+    """Survivors of selection per generation file: island, candidate_id, fitness_ms."""
+    return _load(path, "population")
+
+
+def load_candidates(path):
+    """Every candidate of every generation, with its source text."""
+    def add_source(group, frame):
+        frame["source"] = _string_column(group["candidate_sources"])
+
+    return _load(path, "candidates", add_source)
+
+
+def provenance(path):
+    """Root attributes of an archive file: creator, version, schema_version, created, config_hash, host, ..."""
+    with h5py.File(_archive_path(path), "r") as f:
+        return {key: _text(value) for key, value in f.attrs.items()}
+
+
+def summary(path):
+    """A few lines a person reads first: what the archive is, and how its records turned out."""
+    info = provenance(path)
+    lines = [f"{_archive_path(path)}: kforge {info.get('kind', '?')} file, campaign {info.get('campaign', '?')!r}"]
+    lines.append("  " + ", ".join(f"{k}: {info[k]}" for k in sorted(info) if k not in ("kind", "campaign")))
+    records = load_records(path)
+    lines.append(f"records: {len(records)}")
+    if records.empty:
+        return "\n".join(lines)
+    for label, count in records.groupby("generation_file").size().items():
+        lines.append(f"  {label}: {count} records")
+    for status, count in records["status"].value_counts().items():
+        lines.append(f"  status {status}: {count}")
+    ok = records[records["status"] == "ok"].dropna(subset=["time_median_ms"])
+    for target, best in ok.sort_values("time_median_ms").groupby("target").head(1).set_index("target").iterrows():
+        lines.append(f"  best on {target}: {best.candidate_id} {best.time_median_ms:.4g} ms "
+                     f"(speedup {best.speedup:.3g}) {best.params}")
+    baselines = load_baselines(path)
+    for _, b in baselines.drop_duplicates("name").iterrows():
+        lines.append(f"  baseline {b['name']}: {b.time_median_ms:.4g} ms")
+    return "\n".join(lines)
+
+
+def main(argv):
+    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+        print(f"usage: {os.path.basename(argv[0])} CAMPAIGN_DIR|FILE.h5", file=sys.stderr)
+        return 2
+    try:
+        print(summary(argv[1]))
+    except (OSError, KeyError) as e:
+        print(f"kforge_archive: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Checks kforge_archive.py against a campaign written by tests/jobs/write_sample_archive (3 + 5 records).
+
+Usage: /usr/bin/python3 test_kforge_archive.py CAMPAIGN_DIR    (exit status 1 on the first failed check)
+"""
+import math
+import os
+import subprocess
+import sys
+
+import h5py
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kforge_archive as ka  # noqa: E402
+
+STATUSES = ["ok", "compile_error", "resource_reject", "wrong_result", "crash", "timeout", "cheat_detected",
+            "infra_error"]
+RECORD_COLUMNS = {
+    "candidate_id", "family", "backend", "params", "parents", "op", "generation", "island", "target", "status",
+    "status_code", "time_median_ms", "time_min_ms", "time_spread_rel", "sample_count", "sample_offset",
+    "sample_length", "speedup", "max_abs_error", "max_rel_error", "compile_ms", "registers", "shared_bytes",
+    "spill_bytes", "host", "gpu_model", "slurm_job_id", "slurm_array_task", "rank", "evaluated_at", "harness_ms",
+    "generation_file"}
+
+
+def check_records(campaign):
+    df = ka.load_records(campaign)
+    assert set(df.columns) == RECORD_COLUMNS, sorted(set(df.columns) ^ RECORD_COLUMNS)
+    assert len(df) == 8, len(df)
+    assert df.groupby("generation_file").size().to_dict() == {"gen-0000.h5": 3, "gen-0001.h5": 5}
+    assert all(isinstance(s, str) for s in df["status"]), df["status"].tolist()
+    assert [STATUSES[c] for c in df["status_code"]] == df["status"].tolist()
+    assert all(isinstance(i, str) and len(i) == 32 for i in df["candidate_id"])
+    assert df["generation"].tolist() == [0, 0, 0, 1, 1, 1, 1, 1]
+    assert math.isnan(df["time_median_ms"][1]) and df["time_median_ms"][0] == 1.25
+    assert df["parents"][1] == "" and df["parents"][0].count(",") == 1
+    units = df.attrs["units"]
+    assert units["time_median_ms"] == "ms" and units["speedup"] == "1" and units["shared_bytes"] == "bytes", units
+    assert units["compile_ms"] == "ms" and units["harness_ms"] == "ms" and units["max_abs_error"] == "1", units
+
+
+def check_text_and_samples(campaign):
+    df = ka.load_records(campaign, with_text=True, with_samples=True)
+    assert "ünïcödé" in df["evidence"][0], df["evidence"][0]
+    assert df["source"][0].startswith("// candidate 0\n")
+    assert len(df["samples_ms"][0]) == 4 and df["samples_ms"][1] == []
+    assert df["sample_count"][0] == 100  # the record's own count, independent of the stored samples
+
+
+def check_units_in_file(campaign):
+    with h5py.File(os.path.join(campaign, "gen-0000.h5"), "r") as f:
+        assert f["records"].attrs["time_median_ms.units"] == "ms"
+        assert f["samples"].attrs["units"] == "ms"
+        assert f["samples"].compression == "gzip"
+        assert f["population"].attrs["fitness_ms.units"] == "ms"
+        assert f["baselines"].attrs["time_min_ms.units"] == "ms"
+
+
+def check_other_tables(campaign):
+    baselines = ka.load_baselines(campaign)
+    assert len(baselines) == 4 and set(baselines["name"]) == {"openblas-0", "openblas-1"}
+    assert baselines.attrs["units"]["time_median_ms"] == "ms"
+    population = ka.load_population(campaign)
+    assert len(population) == 8 and math.isinf(population["fitness_ms"][1])
+    candidates = ka.load_candidates(campaign)
+    assert len(candidates) == 8 and candidates["params"][0] == 'KC=64;alpha=0.10000000000000001;order="i,k;j"'
+
+
+def check_provenance(campaign):
+    info = ka.provenance(campaign)
+    assert info["kind"] == "campaign" and info["generations"] == 2, info
+    assert info["schema_version"] == 1 and info["creator"] == "kforge" and info["campaign"] == "gemm-demo", info
+    gen = ka.provenance(os.path.join(campaign, "gen-0001.h5"))
+    assert gen["kind"] == "generation" and gen["generation"] == 1, gen
+
+
+def check_single_file(campaign):
+    df = ka.load_records(os.path.join(campaign, "gen-0001.h5"))
+    assert len(df) == 5 and set(df["generation_file"]) == {"gen-0001.h5"}
+
+
+def check_cli(campaign):
+    here = os.path.dirname(os.path.abspath(__file__))
+    run = subprocess.run([sys.executable, os.path.join(here, "kforge_archive.py"), campaign],
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    assert "records: 8" in run.stdout and "gen-0001.h5: 5 records" in run.stdout, run.stdout
+
+
+def main():
+    campaign = os.path.abspath(sys.argv[1])
+    os.chdir("/")  # the external links must resolve against campaign.h5's folder, not the cwd
+    for check in (check_records, check_text_and_samples, check_units_in_file, check_other_tables,
+                  check_provenance, check_single_file, check_cli):
+        check(campaign)
+        print(f"ok  {check.__name__}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
