@@ -1,0 +1,69 @@
+// The evaluation section: sandbox limits, timing policy, problem size and baselines (jobs::EvalSettings).
+#include <string>
+#include <vector>
+
+#include "campaign_sections.hpp"
+
+namespace kforge::scheduler::config_detail {
+namespace {
+
+std::map<std::string, std::int64_t> read_problem(const MapReader& evaluation) {
+  const std::string allowed = "a mapping NAME: size with integer sizes >= 1, e.g. {M: 384, N: 384, K: 384}";
+  MapReader problem = evaluation.section("problem", {});
+  std::map<std::string, std::int64_t> sizes;
+  for (const auto& [name, value] : problem.entries()) {
+    const std::string& n = name.Scalar();
+    if (!is_identifier(n)) problem.fail_at(name, problem.key_path(n), "'" + n + "' is not an identifier", allowed);
+    sizes[n] = problem.get_int64(n, 0, int_at_least(1));
+  }
+  return sizes;
+}
+
+void read_repeats(const MapReader& evaluation, jobs::EvalSettings& eval) {
+  eval.warmup = evaluation.get_int("warmup", eval.warmup, int_at_least(0));
+  eval.min_repeats = evaluation.get_int("min_repeats", eval.min_repeats, int_at_least(1));
+  eval.max_repeats = evaluation.get_int("max_repeats", eval.max_repeats, int_at_least(1));
+  if (eval.min_repeats > eval.max_repeats) {
+    // Point at what the user wrote: a lone max_repeats below the default min_repeats is the culprit.
+    const bool blame_max = evaluation.has("max_repeats") && !evaluation.has("min_repeats");
+    evaluation.fail(blame_max ? "max_repeats" : "min_repeats",
+                    "min_repeats " + std::to_string(eval.min_repeats) + " is greater than max_repeats " +
+                        std::to_string(eval.max_repeats),
+                    "min_repeats <= max_repeats");
+  }
+  eval.target_spread = evaluation.get_number("target_spread", eval.target_spread, number_open(0, 1));
+  eval.time_cap_s = evaluation.get_number("time_cap_s", eval.time_cap_s, number_positive());
+}
+
+void read_limits(const MapReader& evaluation, jobs::EvalSettings& eval) {
+  eval.wall_timeout_s = evaluation.get_number("timeout_s", eval.wall_timeout_s, number_positive());
+  eval.cpu_limit_s = evaluation.get_number("cpu_limit_s", eval.cpu_limit_s, number_positive());
+  eval.memory_limit_mb = evaluation.get_int64("memory_limit_mb", eval.memory_limit_mb, int_at_least(1));
+  eval.file_limit_mb = evaluation.get_int64("file_limit_mb", eval.file_limit_mb, int_at_least(1));
+  eval.compile_timeout_s = evaluation.get_number("compile_timeout_s", eval.compile_timeout_s, number_positive());
+}
+
+}  // namespace
+
+void read_evaluation(const MapReader& top, CampaignConfig& campaign) {
+  MapReader evaluation =
+      top.section("evaluation", {"problem", "baselines", "timeout_s", "cpu_limit_s", "memory_limit_mb", "file_limit_mb",
+                                 "compile_timeout_s", "warmup", "min_repeats", "max_repeats", "target_spread",
+                                 "time_cap_s", "compiler", "compile_flags", "compile_only", "candidates_per_rank"});
+  jobs::EvalSettings& eval = campaign.eval;
+  eval.problem = read_problem(evaluation);
+  eval.baselines = evaluation.get_string_list("baselines", eval.baselines, is_identifier,
+                                              "a list of distinct baseline names, e.g. [reference, openblas]");
+  read_limits(evaluation, eval);
+  read_repeats(evaluation, eval);
+  const std::string compiler_allowed = "a compiler command, e.g. c++ or /usr/bin/g++-12";
+  eval.compiler = evaluation.get_string("compiler", eval.compiler, compiler_allowed);
+  if (eval.compiler.empty()) evaluation.fail("compiler", "empty compiler", compiler_allowed);
+  eval.compile_flags =
+      evaluation.get_string("compile_flags", eval.compile_flags, "a string of compiler flags, e.g. \"-O3\"");
+  eval.compile_only = evaluation.get_bool("compile_only", eval.compile_only);
+  campaign.candidates_per_rank =
+      evaluation.get_int("candidates_per_rank", campaign.candidates_per_rank, int_at_least(1));
+}
+
+}  // namespace kforge::scheduler::config_detail

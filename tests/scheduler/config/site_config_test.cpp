@@ -1,0 +1,94 @@
+// Site files: the embedded default, defaults of absent keys, and every class of site error.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "config_test_util.hpp"
+#include "kforge/scheduler/config.hpp"
+
+namespace kforge::scheduler {
+namespace {
+
+using test::site_error;
+
+TEST(SiteConfig, EmbeddedDefaultIsTheLocalSite) {
+  SiteConfig s = embedded_default_site();
+  EXPECT_EQ(s.file, "<embedded local.yaml>");
+  EXPECT_NE(s.text.find("ranks_per_task"), std::string::npos);
+  EXPECT_EQ(s.name, "local");
+  EXPECT_EQ(s.executor, "local");
+  EXPECT_EQ(s.max_task_retries, 2);
+  EXPECT_EQ(s.local.ranks_per_task, 2);
+  EXPECT_EQ(s.local.max_concurrent_tasks, 1);
+  EXPECT_EQ(s.local.mpirun, "mpirun");
+  EXPECT_EQ(s.local.mpirun_args, std::vector<std::string>{"--oversubscribe"});
+}
+
+TEST(SiteConfig, EmbeddedDefaultMatchesSiteConfigsLocalYaml) {
+  SiteConfig embedded = embedded_default_site();
+  SiteConfig file = load_site(std::string(KFORGE_SOURCE_DIR) + "/site-configs/local.yaml");
+  EXPECT_EQ(file.text, embedded.text);
+  EXPECT_EQ(file.name, embedded.name);
+  EXPECT_EQ(file.local.mpirun_args, embedded.local.mpirun_args);
+}
+
+TEST(SiteConfig, AbsentKeysTakeTheStructDefaults) {
+  SiteConfig s = parse_site("site: {name: tiny}\n", "s.yaml");
+  EXPECT_EQ(s.name, "tiny");
+  EXPECT_EQ(s.executor, SiteConfig{}.executor);
+  EXPECT_EQ(s.max_task_retries, SiteConfig{}.max_task_retries);
+  EXPECT_EQ(s.local.ranks_per_task, LocalExecutorSpec{}.ranks_per_task);
+  EXPECT_EQ(s.local.mpirun, LocalExecutorSpec{}.mpirun);
+  EXPECT_TRUE(s.local.mpirun_args.empty());
+}
+
+TEST(SiteErrors, UnknownTopLevelKey) {
+  EXPECT_EQ(site_error("site: {name: x}\nslurm:\n  partition: gpu\n"),
+            "s.yaml:2:1: slurm: unknown key (allowed keys: site, local)");
+}
+
+TEST(SiteErrors, UnknownNestedKey) {
+  EXPECT_EQ(site_error("site: {name: x}\nlocal:\n  ranks: 4\n"),
+            "s.yaml:3:3: local.ranks: unknown key "
+            "(allowed keys: ranks_per_task, max_concurrent_tasks, mpirun, mpirun_args)");
+}
+
+TEST(SiteErrors, SlurmExecutorIsNotAvailableYet) {
+  EXPECT_EQ(site_error("site:\n  name: x\n  executor: slurm\n"),
+            "s.yaml:3:13: site.executor: unknown executor 'slurm' (local; the slurm executor is not available yet)");
+}
+
+TEST(SiteErrors, RanksPerTaskOutOfRange) {
+  EXPECT_EQ(site_error("site: {name: x}\nlocal:\n  ranks_per_task: 0\n"),
+            "s.yaml:3:19: local.ranks_per_task: 0 is out of range (an integer >= 1)");
+}
+
+TEST(SiteErrors, WrongTypes) {
+  EXPECT_EQ(site_error("site: {name: x}\nlocal:\n  mpirun_args: --oversubscribe\n"),
+            "s.yaml:3:16: local.mpirun_args: expected a list, got '--oversubscribe' "
+            "(a list of arguments, e.g. [--oversubscribe])");
+  EXPECT_EQ(site_error("site: {name: x, max_task_retries: two}\n"),
+            "s.yaml:1:35: site.max_task_retries: expected an integer, got 'two' (an integer >= 0)");
+}
+
+TEST(SiteErrors, MissingSiteName) {
+  EXPECT_EQ(site_error("site:\n  executor: local\n"),
+            "s.yaml:2:3: site.name: missing required key (a safe file name: letters, digits, '.', '_', '-')");
+}
+
+TEST(SiteErrors, YamlSyntaxError) {
+  EXPECT_EQ(site_error("site: {name: x\n"), "s.yaml:2:1: <yaml>: end of map flow not found (valid YAML)");
+}
+
+TEST(SiteErrors, MissingFile) {
+  EXPECT_EQ(test::config_error_of([] { load_site("/nonexistent/kforge/s.yaml"); }),
+            "/nonexistent/kforge/s.yaml:1:1: <file>: cannot read: No such file or directory (a readable YAML file)");
+}
+
+TEST(SiteErrors, DirectoryInsteadOfFile) {
+  EXPECT_EQ(test::config_error_of([] { load_site("/"); }),
+            "/:1:1: <file>: cannot read: Is a directory (a readable YAML file)");
+}
+
+}  // namespace
+}  // namespace kforge::scheduler
