@@ -9,10 +9,11 @@ namespace kforge::scheduler {
 
 namespace {
 
-std::string format(const char* fmt, double v) {
+// Fixed-point with `digits` decimals and an optional suffix; "-" for a missing (NaN) figure.
+std::string format(int digits, double v, const char* suffix = "") {
   if (!(v == v)) return "-";
   char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
+  std::snprintf(buf, sizeof buf, "%.*f%s", digits, v, suffix);
   return buf;
 }
 
@@ -42,12 +43,12 @@ void write_report_table(std::ostream& out, const CampaignReport& r) {
   out << line;
   for (const auto& g : r.generations) {
     std::snprintf(line, sizeof line, "%-5d %9d %5d %12s %9s  %s\n", g.generation, g.evaluated,
-                  count(g.status_counts, jobs::Status::ok), format("%.4f", g.best_ms).c_str(),
-                  format("%.2fx", g.best_speedup).c_str(), failures(g.status_counts).c_str());
+                  count(g.status_counts, jobs::Status::ok), format(4, g.best_ms).c_str(),
+                  format(2, g.best_speedup, "x").c_str(), failures(g.status_counts).c_str());
     out << line;
   }
   out << "\n";
-  for (const auto& [name, ms] : r.baseline_ms) out << "baseline " << name << ": " << format("%.4f", ms) << " ms\n";
+  for (const auto& [name, ms] : r.baseline_ms) out << "baseline " << name << ": " << format(4, ms) << " ms\n";
   if (!r.best) {
     out << "best: none yet (no candidate evaluated ok)\n";
     return;
@@ -55,16 +56,16 @@ void write_report_table(std::ostream& out, const CampaignReport& r) {
   const jobs::EvalRecord& b = *r.best;
   out << "best: " << b.candidate_id << "  generation " << b.generation << "  island " << b.island << " (" << b.target
       << ")  op " << b.op << "\n";
-  out << "  time " << format("%.4f", b.time_median_ms) << " ms (min " << format("%.4f", b.time_min_ms)
-      << ")  speedup vs reference " << format("%.2fx", b.speedup) << "\n";
+  out << "  time " << format(4, b.time_median_ms) << " ms (min " << format(4, b.time_min_ms)
+      << ")  speedup vs reference " << format(2, b.speedup, "x") << "\n";
   for (const auto& [name, ms] : r.baseline_ms) {
-    out << "  vs " << name << ": " << format("%.3f", ms / b.time_median_ms) << "x of its speed (best/baseline time "
-        << format("%.3f", b.time_median_ms / ms) << ")\n";
+    out << "  vs " << name << ": " << format(3, ms / b.time_median_ms) << "x of its speed (best/baseline time "
+        << format(3, b.time_median_ms / ms) << ")\n";
   }
   out << "  params " << b.params << "\n";
   if (!r.lineage.empty()) out << "  lineage (nearest first):\n";
   for (const auto& a : r.lineage) {
-    out << "    " << a.id << "  g" << a.generation << "  " << a.op << "  " << format("%.4f ms", a.time_ms) << "\n";
+    out << "    " << a.id << "  g" << a.generation << "  " << a.op << "  " << format(4, a.time_ms, " ms") << "\n";
   }
 }
 
@@ -78,7 +79,7 @@ void write_status_table(std::ostream& out, const CampaignReport& r) {
   const std::string tasks = r.current_tasks ? std::to_string(r.current_tasks_done) + "/" + std::to_string(r.current_tasks)
                                             : "-";
   std::snprintf(line, sizeof line, "%-20s %-8s %11s %11s %11d %12s\n", r.campaign.c_str(), state, gen.c_str(),
-                tasks.c_str(), r.evaluations, format("%.4f", r.best ? r.best->time_median_ms : jobs::kNaN).c_str());
+                tasks.c_str(), r.evaluations, format(4, r.best ? r.best->time_median_ms : jobs::kNaN).c_str());
   out << line;
 }
 

@@ -1,0 +1,56 @@
+#pragma once
+// The gemm family, independent of the backend: problem shapes, random operands, the double-precision
+// reference and the tolerance rule. C = A * B in fp32, row-major.
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kforge/jobs/manifest.hpp"
+#include "kforge/jobs/record.hpp"
+#include "kforge/jobs/status.hpp"
+
+namespace kforge::kernels::gemm {
+
+// The signature every gemm candidate exports as extern "C" kforge_gemm.
+using GemmFn = void (*)(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc);
+inline constexpr const char* kEntryPoint = "kforge_gemm";
+
+struct Shape {
+  int M = 0, N = 0, K = 0;
+  int lda = 0, ldb = 0, ldc = 0;  // leading dimensions (>= K, N, N)
+  std::string text() const;       // "MxNxK", plus the leading dimensions when they are padded
+  double flop() const { return 2.0 * M * N * K; }
+};
+
+// settings.problem M, N, K (256 each when absent). Throws std::invalid_argument for a non-positive size.
+Shape main_shape(const jobs::EvalSettings& settings);
+
+// The main shape first, then edge shapes: tiny, odd, padded leading dimensions, main+1/-3/+5, and shapes
+// that cross every block size the templates allow (K > 1024, N > 1024, M > 256).
+std::vector<Shape> verification_shapes(const Shape& main);
+
+// Inputs uniform in [-1, 1]; C (and its padding) poisoned with a NaN so unwritten elements show up.
+struct Operands {
+  Shape shape;
+  std::vector<float> a, b, c;
+  void poison_c();
+  void call(GemmFn kernel) { kernel(shape.M, shape.N, shape.K, a.data(), shape.lda, b.data(), shape.ldb, c.data(), shape.ldc); }
+};
+Operands random_operands(const Shape& shape, std::mt19937_64& rng);
+
+struct CheckOutcome {
+  jobs::Status status = jobs::Status::ok;  // ok, wrong_result or cheat_detected
+  double max_abs_error = 0.0;
+  double max_rel_error = 0.0;  // max |c - ref| / max |ref|: normwise, stable where single refs are near zero
+  std::string evidence;        // empty when ok
+};
+
+// Calls the kernel on fresh operands of this shape and checks everything: inputs untouched, nothing written
+// outside C, no NaN/Inf, every element within 2*K*FLT_EPSILON*sum_k|a_ik*b_kj| + 1e-30 of the reference.
+CheckOutcome check_kernel(GemmFn kernel, const Shape& shape, std::mt19937_64& rng);
+
+// After a timed call: checks `count` random elements of C against the reference; "" when they are right.
+std::string spot_check(const Operands& ops, std::mt19937_64& rng, int count);
+
+}  // namespace kforge::kernels::gemm
