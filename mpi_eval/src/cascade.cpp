@@ -1,0 +1,230 @@
+#include "cascade.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+#include <system_error>
+
+#include "child_protocol.hpp"
+#include "frame.hpp"
+#include "kforge/mpi_eval/child_payload.hpp"
+#include "run_context.hpp"
+
+namespace kforge::mpi_eval {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using jobs::Status;
+
+constexpr std::size_t kOutputEvidenceBytes = 4096;
+constexpr std::size_t kCompileEvidenceBytes = 4096;
+constexpr std::size_t kWarningEvidenceBytes = 1024;
+
+std::string tail_of(const std::string& text, std::size_t bytes) {
+  return text.size() <= bytes ? text : "[...]" + text.substr(text.size() - bytes);
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string general(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+jobs::EvalRecord record_skeleton(const jobs::Candidate& c, const jobs::TaskManifest& m, int rank) {
+  jobs::EvalRecord r;
+  r.candidate_id = c.id;
+  r.family = c.family.empty() ? m.family : c.family;
+  r.backend = c.backend.empty() ? m.backend : c.backend;
+  r.params = c.genome.to_text();
+  r.parents = c.parents;
+  r.op = c.op;
+  r.generation = c.generation;
+  r.island = c.island;
+  r.target = m.target;
+  stamp_place(r, rank);
+  return r;
+}
+
+// A folder name that cannot escape scratch_root whatever the id holds.
+std::string folder_name(const std::string& id) {
+  std::string name = id.empty() ? "unnamed" : id;
+  for (char& ch : name) {
+    const bool safe = (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '-';
+    if (!safe) ch = '_';
+  }
+  return name;
+}
+
+void fill_times(jobs::EvalRecord& r, const std::vector<double>& samples) {
+  r.samples_ms = samples;
+  r.sample_count = static_cast<std::int32_t>(samples.size());
+  if (samples.empty()) return;
+  std::vector<double> sorted = samples;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t n = sorted.size();
+  r.time_median_ms = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  r.time_min_ms = sorted.front();
+  r.time_spread_rel = r.time_median_ms > 0 ? (sorted.back() - sorted.front()) / r.time_median_ms : jobs::kNaN;
+}
+
+std::string ok_summary(const jobs::EvalRecord& r) {
+  return "verified: max abs error " + general(r.max_abs_error) + ", max rel error " + general(r.max_rel_error) +
+         "; " + std::to_string(r.sample_count) + " samples, median " + fixed(r.time_median_ms, 4) + " ms, min " +
+         fixed(r.time_min_ms, 4) + " ms, spread " + fixed(100.0 * r.time_spread_rel, 1) + "%";
+}
+
+void apply_report(jobs::EvalRecord& r, const ChildReport& report) {
+  r.max_abs_error = report.verify.max_abs_error;
+  r.max_rel_error = report.verify.max_rel_error;
+  if (report.verify.status != Status::ok) {
+    r.status = report.verify.status;
+    r.evidence = report.verify.evidence.empty() ? "verification failed without evidence" : report.verify.evidence;
+    return;
+  }
+  if (!report.time) {
+    r.status = Status::infra_error;
+    r.evidence = "the child verified the candidate but reported no timing";
+    return;
+  }
+  fill_times(r, report.time->samples_ms);
+  r.status = report.time->status;
+  if (r.status == Status::ok && r.sample_count == 0) {
+    r.status = Status::infra_error;
+    r.evidence = "timing produced no samples";
+    return;
+  }
+  r.evidence = ok_summary(r);
+  if (!report.time->evidence.empty()) r.evidence += "\n" + report.time->evidence;
+}
+
+std::string out_of_memory_text(const std::string& message, const jobs::EvalSettings& s) {
+  return message + " (memory limit " + std::to_string(s.memory_limit_mb) + " MiB)";
+}
+
+// Status and evidence from how the candidate's child ended.
+void apply_outcome(jobs::EvalRecord& r, const ChildOutcome& o, const jobs::EvalSettings& s) {
+  if (returned_normally(o)) {
+    try {
+      apply_report(r, decode_child_report(o.payload));
+    } catch (const std::invalid_argument& e) {
+      r.status = Status::crash;  // the payload is the child's word; a candidate can garble it
+      r.evidence = std::string("sent an unreadable report: ") + e.what();
+    }
+  } else if (is_sandbox_error(o)) {
+    r.status = Status::infra_error;
+    r.evidence = o.describe();
+  } else if (is_body_error(o)) {
+    r.status = Status::crash;
+    const std::string message = error_message(o);
+    r.evidence = message.starts_with(kOutOfMemoryPrefix) ? out_of_memory_text(message, s) : o.describe();
+  } else {
+    r.status = o.end == ChildEnd::timed_out ? Status::timeout : Status::crash;
+    r.evidence = o.describe();
+  }
+  if (!o.output_tail.empty()) {
+    r.evidence += "\n--- candidate output (tail) ---\n" + tail_of(o.output_tail, kOutputEvidenceBytes);
+  }
+}
+
+std::string run_in_child(kernels::Backend& backend, const kernels::CompileResult& compiled,
+                         const kernels::EvalContext& ctx) {
+  backend.load(compiled);
+  ChildReport report;
+  report.verify = backend.verify(ctx);
+  if (report.verify.status == Status::ok) report.time = backend.time(ctx);
+  return encode_child_report(report);
+}
+
+// Render, compile, run; returns with r.status and r.evidence set.
+void cascade(jobs::EvalRecord& r, kernels::Backend& backend, const jobs::Candidate& c, const jobs::TaskManifest& m,
+             const kernels::EvalContext& ctx) {
+  if ((!c.backend.empty() && c.backend != backend.name()) || (!c.family.empty() && c.family != backend.family())) {
+    r.status = Status::infra_error;
+    r.evidence = "candidate is for " + c.backend + "/" + c.family + " but this rank runs the " + backend.name() +
+                 "/" + backend.family() + " backend";
+    return;
+  }
+  std::string source;
+  try {
+    source = backend.render(c);
+  } catch (const std::invalid_argument& e) {
+    r.status = Status::compile_error;
+    r.evidence = std::string("could not render the source: ") + e.what();
+    return;
+  }
+  r.source = source;
+  const kernels::CompileResult compiled = backend.compile(source, c, ctx);
+  r.compile_ms = compiled.compile_ms;
+  r.registers = compiled.resources.registers;
+  r.shared_bytes = compiled.resources.shared_bytes;
+  r.spill_bytes = compiled.resources.spill_bytes;
+  if (!compiled.ok) {
+    r.status = compiled.status == Status::ok ? Status::compile_error : compiled.status;
+    r.evidence = compiled.log.empty() ? "compile failed without a log" : tail_of(compiled.log, kCompileEvidenceBytes);
+    return;
+  }
+  if (m.settings.compile_only) {
+    r.status = Status::ok;
+    r.evidence = "compile only: compiled in " + fixed(compiled.compile_ms, 0) + " ms, not run";
+    return;
+  }
+  const ChildOutcome outcome =
+      run_sandboxed(limits_from(m.settings), ctx.scratch, [&] { return run_in_child(backend, compiled, ctx); });
+  apply_outcome(r, outcome, m.settings);
+  if (r.status != Status::ok && !compiled.log.empty()) {
+    r.evidence += "\n--- compiler output (tail) ---\n" + tail_of(compiled.log, kWarningEvidenceBytes);
+  }
+}
+
+}  // namespace
+
+Limits limits_from(const jobs::EvalSettings& s) {
+  Limits l;
+  l.wall_s = s.wall_timeout_s;
+  l.cpu_s = s.cpu_limit_s;
+  l.memory_bytes = s.memory_limit_mb << 20;
+  l.file_bytes = s.file_limit_mb << 20;
+  l.forbid_processes = true;
+  return l;
+}
+
+std::uint64_t candidate_seed(std::uint64_t task_seed, const std::string& candidate_id) {
+  std::uint64_t z = task_seed ^ fnv1a64(candidate_id);  // then splitmix64's finaliser spreads the bits
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+jobs::EvalRecord evaluate_candidate(kernels::Backend& backend, const jobs::Candidate& candidate,
+                                    const jobs::TaskManifest& manifest, const fs::path& scratch_root, int rank,
+                                    const CascadeOptions& options) {
+  const auto start = Clock::now();
+  jobs::EvalRecord r = record_skeleton(candidate, manifest, rank);
+  const fs::path scratch = scratch_root / folder_name(candidate.id);
+  try {
+    fs::remove_all(scratch);  // a stale folder from an earlier, killed run must not leak files into this one
+    fs::create_directories(scratch);
+    const kernels::EvalContext ctx{&manifest.settings, scratch, candidate_seed(manifest.seed, candidate.id)};
+    cascade(r, backend, candidate, manifest, ctx);
+  } catch (const std::exception& e) {
+    r.status = Status::infra_error;
+    r.evidence = std::string("evaluation harness failed: ") + e.what();
+  }
+  if (!options.keep_scratch) {
+    std::error_code ignored;  // leftovers in a scratch folder are not worth failing a record over
+    fs::remove_all(scratch, ignored);
+  }
+  r.evaluated_at = jobs::iso8601_now();
+  r.harness_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  return r;
+}
+
+}  // namespace kforge::mpi_eval

@@ -1,0 +1,89 @@
+// evaluate_candidate before the sandbox: render and compile failures, compile-only runs, the record's fields.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "cascade.hpp"
+
+namespace fs = std::filesystem;
+using namespace kforge;
+
+namespace {
+
+class CascadeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    root_ = fs::temp_directory_path() / ("kforge-cascade-" + std::to_string(::getpid()) + "-" + info->name());
+    manifest_.target = "host";
+    manifest_.family = "gemm";
+    manifest_.backend = "host";
+    manifest_.settings.compile_flags = "-O0";
+    manifest_.settings.problem = {{"M", 16}, {"N", 16}, {"K", 16}};
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  jobs::Candidate candidate(const std::string& source) {
+    jobs::Candidate c;
+    c.family = "gemm";
+    c.backend = "host";
+    c.source = source;
+    c.parents = {"0123456789abcdef0123456789abcdef"};
+    c.op = "mutation";
+    c.generation = 4;
+    c.island = 1;
+    jobs::assign_id(c);
+    return c;
+  }
+
+  std::unique_ptr<kernels::Backend> backend_ = kernels::make_backend("host", "gemm");
+  jobs::TaskManifest manifest_;
+  fs::path root_;
+};
+
+}  // namespace
+
+TEST_F(CascadeTest, SourceThatDoesNotCompileIsACompileErrorWithTheCompilerLog) {
+  const jobs::Candidate c = candidate("extern \"C\" void kforge_gemm( this is not C++ }\n");
+  const jobs::EvalRecord r = mpi_eval::evaluate_candidate(*backend_, c, manifest_, root_, 2);
+  EXPECT_EQ(r.status, jobs::Status::compile_error);
+  EXPECT_NE(r.evidence.find("error"), std::string::npos) << r.evidence;
+  EXPECT_EQ(r.source, c.source);
+  EXPECT_EQ(r.candidate_id, c.id);
+  EXPECT_EQ(r.parents, c.parents);
+  EXPECT_EQ(r.op, "mutation");
+  EXPECT_EQ(r.generation, 4);
+  EXPECT_EQ(r.rank, 2);
+  EXPECT_EQ(r.target, "host");
+  EXPECT_FALSE(fs::exists(root_ / c.id)) << "scratch folder left behind";
+}
+
+TEST_F(CascadeTest, GenomeMissingTemplateParametersIsACompileErrorNamingTheRenderStep) {
+  jobs::Candidate c = candidate("");
+  const jobs::EvalRecord r = mpi_eval::evaluate_candidate(*backend_, c, manifest_, root_, 0);
+  EXPECT_EQ(r.status, jobs::Status::compile_error);
+  EXPECT_EQ(r.evidence.rfind("could not render the source", 0), 0u) << r.evidence;
+}
+
+TEST_F(CascadeTest, CompileOnlyStopsAfterCompilingWithoutTimes) {
+  manifest_.settings.compile_only = true;
+  const jobs::Candidate c = candidate("extern \"C\" void kforge_gemm(int, int, int, const float*, int, const float*, "
+                                      "int, float*, int) { for (;;) {} }\n");
+  const jobs::EvalRecord r = mpi_eval::evaluate_candidate(*backend_, c, manifest_, root_, 0, {.keep_scratch = true});
+  EXPECT_EQ(r.status, jobs::Status::ok) << r.evidence;
+  EXPECT_EQ(r.sample_count, 0);
+  EXPECT_TRUE(std::isnan(r.time_median_ms));
+  EXPECT_GE(r.compile_ms, 0.0);
+  EXPECT_TRUE(fs::exists(root_ / c.id)) << "keep_scratch should keep the folder";
+}
+
+TEST_F(CascadeTest, CandidateForAnotherBackendIsNotCompiled) {
+  jobs::Candidate c = candidate("int x;\n");
+  c.backend = "cuda";
+  const jobs::EvalRecord r = mpi_eval::evaluate_candidate(*backend_, c, manifest_, root_, 0);
+  EXPECT_EQ(r.status, jobs::Status::infra_error);
+  EXPECT_NE(r.evidence.find("cuda"), std::string::npos) << r.evidence;
+  EXPECT_TRUE(std::isnan(r.compile_ms));
+}
