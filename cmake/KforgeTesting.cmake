@@ -6,8 +6,11 @@ function(kforge_add_gtest name)
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main kforge_warnings)
   target_compile_definitions(${name} PRIVATE
     KFORGE_SOURCE_DIR="${PROJECT_SOURCE_DIR}" KFORGE_BINARY_DIR="${PROJECT_BINARY_DIR}")
-  set(labels unit ${ARG_LABELS})
-  # A list inside PROPERTIES must keep its semicolons escaped, or every label after the first is lost.
-  string(REPLACE ";" "\\;" labels "${labels}")
-  gtest_discover_tests(${name} PROPERTIES LABELS "${labels}" DISCOVERY_TIMEOUT 60)
+  # Labels go on the calling folder (the LABELS directory property): gtest_discover_tests splits a list given
+  # in its PROPERTIES, which would keep only the first label.
+  if(NOT ARG_LABELS)
+    set(ARG_LABELS unit)
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY LABELS ${ARG_LABELS})
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
 endfunction()
