@@ -7,8 +7,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace kforge::scheduler {
@@ -63,41 +61,6 @@ CampaignLock::CampaignLock(const fs::path& lock_file) {
 
 CampaignLock::~CampaignLock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the flock
-}
-
-void write_file_atomic(const fs::path& path, const std::string& text) {
-  fs::path tmp = path;
-  tmp += ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error(tmp.string() + ": cannot create: " + errno_text());
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t w = ::write(fd, text.data() + done, text.size() - done);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      std::string why = errno_text();
-      ::close(fd);
-      throw std::runtime_error(tmp.string() + ": write failed: " + why);
-    }
-    done += static_cast<size_t>(w);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) throw std::runtime_error(tmp.string() + ": fsync failed: " + errno_text());
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    throw std::runtime_error(path.string() + ": rename failed: " + errno_text());
-  }
-  int dfd = ::open(path.parent_path().empty() ? "." : path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path.string() + ": cannot read: " + errno_text());
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
 }
 
 }  // namespace kforge::scheduler

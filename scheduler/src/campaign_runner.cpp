@@ -1,3 +1,4 @@
+#include "kforge/jobs/text_file.hpp"
 #include "kforge/scheduler/campaign_runner.hpp"
 
 #include <unistd.h>
@@ -24,14 +25,14 @@ namespace fs = std::filesystem;
 void prepare_campaign_dir(const CampaignDir& dir, const CampaignConfig& campaign, const SiteConfig& site) {
   fs::create_directories(dir.root());
   if (fs::exists(dir.campaign_config())) {
-    if (read_file(dir.campaign_config()) != campaign.text) {
+    if (jobs::read_text_file(dir.campaign_config()) != campaign.text) {
       throw std::runtime_error(dir.root().string() + " holds a campaign started from a different campaign file than " +
                                campaign.file.string() + "; resume with the same file or choose another --out");
     }
   } else {
-    write_file_atomic(dir.campaign_config(), campaign.text);
+    jobs::write_text_file_atomically(dir.campaign_config(), campaign.text);
   }
-  write_file_atomic(dir.site_config(), site.text);  // the site may change between resumes; keep the latest
+  jobs::write_text_file_atomically(dir.site_config(), site.text);  // the site may change between resumes; keep the latest
 }
 
 CampaignRunner::CampaignRunner(CampaignConfig campaign, SiteConfig site, CampaignDir dir, Executor& executor,
@@ -66,7 +67,7 @@ std::vector<jobs::TaskManifest> CampaignRunner::manifests_for(int generation, co
   fs::create_directories(dir_.tasks_dir(generation));
   fs::create_directories(dir_.shard(generation, 0).parent_path());
   for (const auto& t : tasks) jobs::write_manifest(dir_.manifest(generation, t.task), t);
-  write_file_atomic(dir_.tasks_complete_marker(generation), std::to_string(tasks.size()) + "\n");
+  jobs::write_text_file_atomically(dir_.tasks_complete_marker(generation), std::to_string(tasks.size()) + "\n");
   return tasks;
 }
 

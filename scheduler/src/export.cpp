@@ -1,3 +1,4 @@
+#include "kforge/jobs/text_file.hpp"
 #include "kforge/scheduler/export.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -54,8 +55,8 @@ void export_best(const CampaignDir& dir, const std::optional<fs::path>& to, std:
   fs::create_directories(*to);
   const fs::path source = *to / (r.best->candidate_id + source_extension(r.best->backend));
   const fs::path meta = *to / (r.best->candidate_id + ".yaml");
-  write_file_atomic(source, r.best->source);
-  write_file_atomic(meta, describe_best(r, false));
+  jobs::write_text_file_atomically(source, r.best->source);
+  jobs::write_text_file_atomically(meta, describe_best(r, false));
   out << source.string() << "\n" << meta.string() << "\n";
 }
 

@@ -3,11 +3,13 @@
 
 #include <filesystem>
 
+#include "kforge/jobs/text_file.hpp"
 #include "kforge/scheduler/campaign_dir.hpp"
 #include "kforge/scheduler/campaign_runner.hpp"
 
 namespace fs = std::filesystem;
 using namespace kforge::scheduler;
+namespace jobs = kforge::jobs;
 
 namespace {
 fs::path fresh_dir(const std::string& name) {
@@ -30,10 +32,10 @@ TEST(CampaignDir, CompletedGenerationsCountsWithoutGapsAndRejectsAGap) {
   fs::path root = fresh_dir("gens");
   CampaignDir d(root);
   EXPECT_EQ(d.completed_generations(), 0);
-  write_file_atomic(d.generation_file(0), "x");
-  write_file_atomic(d.generation_file(1), "x");
+  jobs::write_text_file_atomically(d.generation_file(0), "x");
+  jobs::write_text_file_atomically(d.generation_file(1), "x");
   EXPECT_EQ(d.completed_generations(), 2);
-  write_file_atomic(d.generation_file(3), "x");
+  jobs::write_text_file_atomically(d.generation_file(3), "x");
   EXPECT_THROW(d.completed_generations(), std::runtime_error);
   fs::remove_all(root);
 }
@@ -63,7 +65,7 @@ TEST(PrepareCampaignDir, RefusesToResumeWithADifferentCampaignFile) {
   SiteConfig s;
   s.text = "site: {name: local}\n";
   prepare_campaign_dir(d, c, s);
-  EXPECT_EQ(read_file(d.campaign_config()), c.text);
+  EXPECT_EQ(jobs::read_text_file(d.campaign_config()), c.text);
   EXPECT_NO_THROW(prepare_campaign_dir(d, c, s));
   c.text = "campaign: {name: b}\n";
   EXPECT_THROW(prepare_campaign_dir(d, c, s), std::runtime_error);
@@ -72,11 +74,11 @@ TEST(PrepareCampaignDir, RefusesToResumeWithADifferentCampaignFile) {
 
 TEST(WriteFileAtomic, LeavesNoTemporaryBehind) {
   fs::path root = fresh_dir("atomic");
-  write_file_atomic(root / "f.txt", "hello");
-  EXPECT_EQ(read_file(root / "f.txt"), "hello");
+  jobs::write_text_file_atomically(root / "f.txt", "hello");
+  EXPECT_EQ(jobs::read_text_file(root / "f.txt"), "hello");
   int files = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(root)) ++files;
   EXPECT_EQ(files, 1);
-  EXPECT_THROW(read_file(root / "missing"), std::runtime_error);
+  EXPECT_THROW(jobs::read_text_file(root / "missing"), std::runtime_error);
   fs::remove_all(root);
 }

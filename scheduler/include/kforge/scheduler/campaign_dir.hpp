@@ -48,8 +48,4 @@ class CampaignLock {
   int fd_ = -1;
 };
 
-// Writes text to path via a temp name, fsync and rename.
-void write_file_atomic(const std::filesystem::path& path, const std::string& text);
-std::string read_file(const std::filesystem::path& path);  // throws std::runtime_error naming the file
-
 }  // namespace kforge::scheduler
