@@ -11,6 +11,7 @@ packages=(
   libopenmpi-dev openmpi-bin                       # kforge-eval ranks
   libopenblas-dev                                  # the gemm family's OpenBLAS baseline
   libgtest-dev                                     # tests
+  slurm-wlm slurmctld slurmd libslurm-dev munge    # Slurm adapter and the real single-node test cluster
   python3 python3-h5py python3-pandas python3-numpy  # the archive reader in share/python
 )
 

@@ -212,7 +212,8 @@ jobs::EvalRecord evaluate_candidate(kernels::Backend& backend, const jobs::Candi
   try {
     fs::remove_all(scratch);  // a stale folder from an earlier, killed run must not leak files into this one
     fs::create_directories(scratch);
-    const kernels::EvalContext ctx{&manifest.settings, scratch, candidate_seed(manifest.seed, candidate.id)};
+    const kernels::EvalContext ctx{&manifest.settings, scratch, candidate_seed(manifest.seed, candidate.id),
+                                   manifest.target};
     cascade(r, backend, candidate, manifest, ctx);
   } catch (const std::exception& e) {
     r.status = Status::infra_error;

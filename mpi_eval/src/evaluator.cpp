@@ -53,7 +53,7 @@ BaselineRun time_baselines(kernels::Backend& backend, const jobs::TaskManifest& 
   const auto count = static_cast<double>(s.baselines.size());
   limits.wall_s *= count;  // each baseline gets what one candidate gets
   limits.cpu_s *= count;
-  const kernels::EvalContext ctx{&s, scratch, m.seed};
+  const kernels::EvalContext ctx{&s, scratch, m.seed, m.target};
   const ChildOutcome o = run_sandboxed(limits, scratch, [&] { return encode_baselines(backend.time_baselines(ctx)); });
   BaselineRun run;
   if (!returned_normally(o)) {

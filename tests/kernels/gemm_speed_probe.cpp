@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   const auto scratch = std::filesystem::temp_directory_path() / ("kforge-speed-probe-" + std::to_string(getpid()));
   auto backend = kernels::make_backend("host", "gemm");
 
-  kernels::EvalContext ctx{&s, scratch, 99};
+  kernels::EvalContext ctx{&s, scratch, 99, "host"};
   const auto baselines = backend->time_baselines(ctx);
   const double openblas_ms = baselines[0].time_median_ms;
   for (const auto& b : baselines)

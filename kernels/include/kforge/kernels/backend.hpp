@@ -47,6 +47,7 @@ struct EvalContext {
   const jobs::EvalSettings* settings = nullptr;
   std::filesystem::path scratch;  // the candidate's own scratch folder
   std::uint64_t seed = 0;         // fresh inputs: derived per candidate and run
+  std::string target;             // the island's hardware target (manifest.target): "hopper" compiles for sm_90a
 };
 
 class Backend {

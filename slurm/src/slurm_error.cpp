@@ -1,0 +1,29 @@
+#include "kforge/slurm/slurm_error.hpp"
+
+#include <slurm/slurm_errno.h>
+
+#include <cerrno>
+#include <utility>
+
+namespace kforge::slurm {
+
+SlurmError::SlurmError(std::string context, std::string slurm_message, int slurm_errno)
+    : std::runtime_error(context + ": " + slurm_message +
+                         (slurm_errno != 0 ? " (slurm errno " + std::to_string(slurm_errno) + ")" : "")),
+      context_(std::move(context)),
+      slurm_message_(std::move(slurm_message)),
+      slurm_errno_(slurm_errno) {}
+
+bool SlurmError::is_back_pressure() const noexcept {
+  switch (slurm_errno_) {
+    case ESLURM_ACCOUNTING_POLICY:  // MaxSubmitJobs, MaxJobs, size/time limits of an association or QOS
+    case ESLURM_QOS_THRES:          // a QOS usage threshold
+    case ESLURM_INVALID_ARRAY:      // beyond MaxArraySize (or a malformed --array; ours never are)
+    case EAGAIN:                    // MaxJobCount reached: slurmctld holds as many jobs as allowed
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace kforge::slurm
