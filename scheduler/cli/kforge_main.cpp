@@ -9,17 +9,21 @@
 #include <vector>
 
 #include "kforge/scheduler/campaign_runner.hpp"
+#include "kforge/scheduler/daemon/client.hpp"
 #include "kforge/scheduler/export.hpp"
 #include "kforge/scheduler/report.hpp"
+#include "kforge/scheduler/slurm_executor.hpp"
 
 namespace po = boost::program_options;
 namespace ks = kforge::scheduler;
+namespace kd = kforge::scheduler::daemon;
 namespace fs = std::filesystem;
 
 namespace {
 
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitStopped = 143;  // 128 + SIGTERM, as a shell reports a terminated command
 
 struct Usage : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -31,10 +35,13 @@ const char* kTopHelp =
     "commands:\n"
     "  run CAMPAIGN.yaml [--site SITE.yaml] [--out DIR]   run (or resume) a campaign in the foreground\n"
     "  validate CAMPAIGN.yaml [--site SITE.yaml]          check both configs, write nothing\n"
-    "  status DIR [--json]                               where a campaign stands\n"
+    "  status [DIR|NAME] [--json] [--spool S]            where a campaign stands; no DIR: every campaign of the spool\n"
     "  report DIR [--json]                               per-generation table, best candidate, lineage\n"
-    "  export DIR --best [--to PATH]                     the best candidate's source, parameters, evidence\n\n"
-    "Without --site the embedded default site (local executor, no Slurm, no GPU) is used.\n";
+    "  export DIR --best [--to PATH]                     the best candidate's source, parameters, evidence\n"
+    "  submit CAMPAIGN.yaml [--site SITE.yaml] [--spool S]  hand a campaign to the kforged daemon\n"
+    "  cancel NAME [--spool S]                           stop a campaign the daemon drives\n\n"
+    "Without --site the embedded default site (local executor, no Slurm, no GPU) is used.\n"
+    "The spool defaults to $KFORGE_SPOOL, else /var/spool/kforge (docs/daemon.md).\n";
 
 po::variables_map parse(const std::vector<std::string>& args, po::options_description& opts,
                         const po::positional_options_description& pos) {
@@ -67,6 +74,7 @@ int cmd_run(const std::vector<std::string>& args, bool validate_only) {
   ks::CampaignConfig campaign = ks::load_campaign(vm["campaign"].as<std::string>());
   ks::SiteConfig site = site_from(vm);
   ks::SearchSpace space(campaign.space);  // constraint errors surface before anything is written
+  ks::check_site_serves_campaign(site, campaign);
   if (validate_only) {
     std::cout << campaign.file.string() << ": ok (" << campaign.space.parameters.size() << " parameters, up to "
               << space.cardinality() << " configurations)\n"
@@ -77,19 +85,41 @@ int cmd_run(const std::vector<std::string>& args, bool validate_only) {
   fs::create_directories(dir.root());
   ks::CampaignLock lock(dir.lock_file());
   ks::prepare_campaign_dir(dir, campaign, site);
-  ks::LocalExecutor executor(site.local, ks::locate_eval_binary());
+  auto executor = ks::make_executor(site, campaign.name, dir, ks::locate_eval_binary());
   std::cout << "kforge: campaign " << campaign.name << " in " << dir.root().string() << " (site " << site.name
-            << ", executor " << executor.name() << ")" << std::endl;
-  ks::CampaignRunner runner(campaign, site, dir, executor, std::cout);
+            << ", executor " << executor->name() << ")" << std::endl;
+  ks::install_stop_handlers();
+  ks::CampaignRunner runner(campaign, site, dir, *executor, std::cout);
   const int done = runner.run();
   std::cout << "kforge: " << done << " generations in " << dir.index_file().string() << std::endl;
   return 0;
 }
 
+bool wants_help(const std::vector<std::string>& args) {
+  return std::find(args.begin(), args.end(), "--help") != args.end() || std::find(args.begin(), args.end(), "-h") != args.end();
+}
+
+kd::Spool spool_from(const po::variables_map& vm) {
+  return kd::Spool(vm.count("spool") ? fs::path(vm["spool"].as<std::string>()) : kd::default_spool_path());
+}
+
+// `kforge status` without DIR: one line per campaign of the spool.
+int spool_status(const kd::Spool& spool, bool json) {
+  const auto entries = kd::read_spool_status(spool);
+  if (json) {
+    kd::write_spool_json(std::cout, spool, entries);
+    return 0;
+  }
+  kd::write_spool_table(std::cout, entries);
+  if (!spool.daemon_is_running()) std::cerr << "kforge status: no kforged is watching " << spool.root().string() << "\n";
+  return 0;
+}
+
 int cmd_report(const std::vector<std::string>& args, bool status) {
-  po::options_description opts(status ? "kforge status DIR" : "kforge report DIR");
-  opts.add_options()("help,h", "this help")("dir", po::value<std::string>()->required(), "campaign directory")(
+  po::options_description opts(status ? "kforge status [DIR|NAME]" : "kforge report DIR");
+  opts.add_options()("help,h", "this help")("dir", po::value<std::string>(), "campaign directory")(
       "json", "machine-readable JSON (schema in docs/cli.md)");
+  if (status) opts.add_options()("spool", po::value<std::string>(), "spool directory (no DIR, or NAME of a spool campaign)");
   po::positional_options_description pos;
   pos.add("dir", 1);
   auto vm = parse(args, opts, pos);
@@ -97,13 +127,61 @@ int cmd_report(const std::vector<std::string>& args, bool status) {
     std::cout << opts;
     return 0;
   }
-  ks::CampaignReport r = ks::build_report(ks::CampaignDir(vm["dir"].as<std::string>()));
   const bool json = vm.count("json") != 0;
+  if (!vm.count("dir")) {
+    if (!status) throw Usage("the argument ('dir') is required but missing");
+    return spool_status(spool_from(vm), json);
+  }
+  fs::path dir = vm["dir"].as<std::string>();
+  if (status && !fs::exists(dir) && kd::is_valid_campaign_name(dir.string())) {
+    dir = spool_from(vm).campaign(dir.string()).root();  // NAME of a campaign in the spool
+  }
+  ks::CampaignReport r = ks::build_report(ks::CampaignDir(dir));
   if (status) {
     json ? ks::write_status_json(std::cout, r) : ks::write_status_table(std::cout, r);
   } else {
     json ? ks::write_report_json(std::cout, r) : ks::write_report_table(std::cout, r);
   }
+  return 0;
+}
+
+int cmd_submit(const std::vector<std::string>& args) {
+  po::options_description opts("kforge submit CAMPAIGN.yaml");
+  opts.add_options()("help,h", "this help")("campaign", po::value<std::string>()->required(), "campaign YAML")(
+      "site", po::value<std::string>(), "site YAML (default: the embedded local site)")(
+      "spool", po::value<std::string>(), "spool directory (default: $KFORGE_SPOOL, else /var/spool/kforge)");
+  po::positional_options_description pos;
+  pos.add("campaign", 1);
+  if (wants_help(args)) {
+    std::cout << opts;
+    return 0;
+  }
+  auto vm = parse(args, opts, pos);
+  ks::CampaignConfig campaign = ks::load_campaign(vm["campaign"].as<std::string>());
+  ks::SiteConfig site = site_from(vm);
+  ks::SearchSpace space(campaign.space);  // constraint errors surface before anything is written
+  const kd::Spool spool = spool_from(vm);
+  kd::submit_campaign(spool, campaign, site);
+  std::cout << campaign.name << "\n";
+  if (!spool.daemon_is_running()) {
+    std::cerr << "kforge submit: no kforged is watching " << spool.root().string()
+              << " yet; the campaign starts when one does\n";
+  }
+  return 0;
+}
+
+int cmd_cancel(const std::vector<std::string>& args) {
+  po::options_description opts("kforge cancel NAME");
+  opts.add_options()("help,h", "this help")("name", po::value<std::string>()->required(), "campaign name")(
+      "spool", po::value<std::string>(), "spool directory (default: $KFORGE_SPOOL, else /var/spool/kforge)");
+  po::positional_options_description pos;
+  pos.add("name", 1);
+  if (wants_help(args)) {
+    std::cout << opts;
+    return 0;
+  }
+  auto vm = parse(args, opts, pos);
+  kd::cancel_campaign(spool_from(vm), vm["name"].as<std::string>());
   return 0;
 }
 
@@ -132,7 +210,9 @@ int dispatch(const std::string& command, const std::vector<std::string>& rest) {
   if (command == "status") return cmd_report(rest, true);
   if (command == "report") return cmd_report(rest, false);
   if (command == "export") return cmd_export(rest);
-  throw Usage("unknown command '" + command + "' (run, validate, status, report, export)");
+  if (command == "submit") return cmd_submit(rest);
+  if (command == "cancel") return cmd_cancel(rest);
+  throw Usage("unknown command '" + command + "' (run, validate, status, report, export, submit, cancel)");
 }
 
 }  // namespace
@@ -155,6 +235,12 @@ int main(int argc, char** argv) {
   } catch (const ks::ConfigError& e) {
     std::cerr << e.what() << "\n";
     return kExitUsage;
+  } catch (const kd::RequestRefused& e) {  // nothing was written
+    std::cerr << "kforge " << args[0] << ": " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const ks::StopRequested& e) {
+    std::cerr << "kforge " << args[0] << ": " << e.what() << "\n";
+    return kExitStopped;
   } catch (const std::exception& e) {
     std::cerr << "kforge " << args[0] << ": " << e.what() << "\n";
     return kExitFailure;

@@ -1,17 +1,89 @@
-// kforged: the campaign daemon. Until the Slurm executor lands it drives one campaign in the foreground,
-// exactly as `kforge run` does; the spool-directory daemon comes with the Slurm issue.
-#include <cstdlib>
+// kforged: the campaign daemon. Watches a spool directory, drives every submitted campaign through one
+// `kforge run` child each, and survives being killed at any instant (docs/daemon.md).
+//   exit 0 clean stop (SIGTERM/SIGINT) or, with --once, every campaign ended without a failure
+//   exit 1 another fatal error, or with --once a campaign failed
+//   exit 2 fatal configuration error: bad usage, unusable spool, spool held by another kforged, no kforge binary
+#include <boost/program_options.hpp>
+
 #include <iostream>
 #include <string>
 
-int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--version") {
-      std::cout << "kforged " KFORGE_VERSION "\n";
-      return 0;
-    }
+#include "kforge/scheduler/daemon/child_process.hpp"
+#include "kforge/scheduler/daemon/log.hpp"
+#include "kforge/scheduler/daemon/spool.hpp"
+#include "kforge/scheduler/daemon/supervisor.hpp"
+
+namespace po = boost::program_options;
+namespace kd = kforge::scheduler::daemon;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kExitFailure = 1;
+constexpr int kExitConfig = 2;
+
+po::options_description options() {
+  po::options_description opts(
+      "kforged " KFORGE_VERSION " - the kforge campaign daemon (always in the foreground; logs to stderr)\n\n"
+      "usage: kforged [--spool DIR] [--once]\n\noptions");
+  opts.add_options()("help,h", "this help")("version", "print the version")(
+      "spool", po::value<std::string>(), "spool directory (default: $KFORGE_SPOOL, else /var/spool/kforge)")(
+      "foreground", "accepted for clarity; kforged never forks into the background (systemd Type=simple)")(
+      "once", "drive every campaign to its end (done, cancelled, failed), then exit: for tests and Slurm head jobs")(
+      "max-restarts", po::value<int>()->default_value(5), "a campaign whose child fails more often in a row is FAILED");
+  return opts;
+}
+
+int run_daemon(const po::variables_map& vm) {
+  kd::Log log = kd::Log::for_stderr();
+  kd::DaemonOptions o;
+  o.spool = fs::absolute(vm.count("spool") ? fs::path(vm["spool"].as<std::string>()) : kd::default_spool_path());
+  o.once = vm.count("once") != 0;
+  o.max_restarts = vm["max-restarts"].as<int>();
+  try {
+    o.kforge_binary = kd::locate_kforge_binary();
+  } catch (const std::exception& e) {
+    log.error("kforged", e.what());
+    return kExitConfig;
   }
-  std::cerr << "kforged " KFORGE_VERSION ": the spool daemon is not built yet; run campaigns with `kforge run`.\n";
-  return 2;
+  try {
+    const kd::Spool spool(o.spool);
+    spool.create_layout();
+    const kd::SpoolLock lock(spool);
+    kd::Supervisor supervisor(o, log);
+    return supervisor.run();
+  } catch (const kd::SpoolError& e) {
+    log.error("kforged", e.what());
+    return kExitConfig;
+  } catch (const std::exception& e) {
+    log.error("kforged", std::string("fatal: ") + e.what());
+    return kExitFailure;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description opts = options();
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, opts), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "kforged: " << e.what() << "\n(see kforged --help)\n";
+    return kExitConfig;
+  }
+  if (vm.count("help")) {
+    std::cout << opts;
+    return 0;
+  }
+  if (vm.count("version")) {
+    std::cout << "kforged " KFORGE_VERSION "\n";
+    return 0;
+  }
+  if (vm["max-restarts"].as<int>() < 0) {
+    std::cerr << "kforged: --max-restarts must be 0 or more\n";
+    return kExitConfig;
+  }
+  return run_daemon(vm);
 }

@@ -77,7 +77,8 @@ std::map<int, std::string> CampaignRunner::run_missing_tasks(int generation, con
     std::vector<TaskLaunch> launches;
     for (const auto& t : tasks) {
       if (shard_is_usable(dir_, t)) continue;
-      launches.push_back(TaskLaunch{t.task, dir_.manifest(generation, t.task), dir_.log(generation, t.task)});
+      launches.push_back(TaskLaunch{t.task, dir_.manifest(generation, t.task), dir_.log(generation, t.task),
+                                    generation, t.island, t.target});
     }
     if (launches.empty()) break;
     for (const auto& end : executor_.run_all(launches)) {

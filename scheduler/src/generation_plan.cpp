@@ -61,7 +61,7 @@ std::vector<jobs::Candidate> breed_island(const CampaignConfig& campaign, const 
 std::vector<jobs::TaskManifest> split_into_tasks(const CampaignConfig& campaign, const SiteConfig& site,
                                                  int generation, int island,
                                                  const std::vector<jobs::Candidate>& candidates, int first_task) {
-  const size_t per_task = static_cast<size_t>(std::max(1, site.local.ranks_per_task) *
+  const size_t per_task = static_cast<size_t>(std::max(1, site.ranks_per_task()) *
                                               std::max(1, campaign.candidates_per_rank));
   std::vector<jobs::TaskManifest> tasks;
   for (size_t begin = 0; begin < candidates.size(); begin += per_task) {

@@ -84,7 +84,12 @@ std::vector<TaskEnd> LocalExecutor::run_all(const std::vector<TaskLaunch>& tasks
     }
     if (running.empty()) continue;
     int status = 0;
-    pid_t pid = ::waitpid(-1, &status, 0);
+    pid_t pid = stop_requested() ? -1 : ::waitpid(-1, &status, 0);
+    if (stop_requested()) {
+      for (const auto& [child, index] : running) ::kill(child, SIGTERM);  // mpirun passes it on to its ranks
+      for (const auto& [child, index] : running) ::waitpid(child, nullptr, 0);
+      throw StopRequested("stopped by a signal; " + std::to_string(running.size()) + " running task(s) ended");
+    }
     if (pid < 0) {
       if (errno == EINTR) continue;
       throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));

@@ -18,9 +18,11 @@ void read_site_section(const MapReader& top, SiteConfig& site) {
   site.name = section.require_string("name", name_allowed);
   if (!is_safe_file_name(site.name)) section.fail("name", "'" + site.name + "' is not a safe file name", name_allowed);
 
-  const std::string executor_allowed = "local; the slurm executor is not available yet";
+  const std::string executor_allowed = "local or slurm";
   site.executor = section.get_string("executor", site.executor, executor_allowed);
-  if (site.executor != "local") section.fail("executor", "unknown executor '" + site.executor + "'", executor_allowed);
+  if (site.executor != "local" && site.executor != "slurm") {
+    section.fail("executor", "unknown executor '" + site.executor + "'", executor_allowed);
+  }
 
   site.max_task_retries = section.get_int("max_task_retries", site.max_task_retries, int_at_least(0));
 }
@@ -47,6 +49,76 @@ void read_local_section(const MapReader& top, LocalExecutorSpec& local) {
   }
 }
 
+std::vector<std::string> read_string_list(const MapReader& section, const std::string& key, const std::string& allowed) {
+  std::vector<std::string> out;
+  if (!section.has(key)) return out;
+  const YAML::Node& list = section.value(key);
+  if (!list.IsSequence()) section.fail(key, "expected a list, got " + describe_value(list), allowed);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].IsScalar()) {
+      section.fail_at(list[i], section.key_path(key) + "[" + std::to_string(i) + "]",
+                      "expected a string, got " + describe_value(list[i]), allowed);
+    }
+    out.push_back(list[i].Scalar());
+  }
+  return out;
+}
+
+void read_slurm_targets(const MapReader& slurm, SlurmExecutorSpec& spec) {
+  const std::string allowed = "a mapping of campaign target -> {partition, gres, constraint}";
+  MapReader targets = slurm.section("targets", {});
+  spec.targets_where = slurm.has("targets") ? slurm.where("targets") : slurm.where();
+  for (const auto& [key, value] : targets.entries()) {
+    const std::string name = key.Scalar();
+    if (!is_identifier(name)) targets.fail(name, "'" + name + "' is not a target name", "an identifier, e.g. hopper");
+    MapReader t = targets.section(name, {"partition", "gres", "constraint"});
+    SlurmTargetSpec target;
+    target.partition = t.require_string("partition", "a Slurm partition name");
+    target.gres = t.get_string("gres", "", "a GRES per node, e.g. gpu:h100:4");
+    target.constraint = t.get_string("constraint", "", "a Slurm node feature expression");
+    target.where = targets.where(name);
+    spec.targets[name] = target;
+  }
+  if (spec.targets.empty()) slurm.fail_missing("targets", allowed);
+}
+
+void read_slurm_section(const MapReader& top, SiteConfig& site) {
+  const std::vector<std::string> keys = {"client", "account", "qos", "reservation", "time_limit_min", "ranks_per_task",
+                                         "cpus_per_rank", "max_concurrent_tasks", "mpi_launch", "srun_mpi", "modules",
+                                         "environment", "poll_interval_s", "targets"};
+  if (!top.has("slurm")) {
+    if (site.executor == "slurm") top.fail_missing("slurm", "a mapping with keys: " + join(keys));
+    return;
+  }
+  MapReader section = top.section("slurm", keys);
+  SlurmExecutorSpec& spec = site.slurm;
+  spec.client = section.get_string("client", spec.client, "auto, libslurm or cli");
+  if (spec.client != "auto" && spec.client != "libslurm" && spec.client != "cli") {
+    section.fail("client", "unknown client '" + spec.client + "'", "auto, libslurm or cli");
+  }
+  spec.account = section.get_string("account", spec.account, "a Slurm account");
+  spec.qos = section.get_string("qos", spec.qos, "a Slurm QOS");
+  spec.reservation = section.get_string("reservation", spec.reservation, "a Slurm reservation");
+  spec.time_limit_min = section.get_int("time_limit_min", spec.time_limit_min, int_at_least(1));
+  spec.ranks_per_task = section.get_int("ranks_per_task", spec.ranks_per_task, int_at_least(1));
+  spec.cpus_per_rank = section.get_int("cpus_per_rank", spec.cpus_per_rank, int_at_least(1));
+  spec.max_concurrent_tasks = section.get_int("max_concurrent_tasks", spec.max_concurrent_tasks, int_at_least(1));
+  spec.mpi_launch = section.get_string("mpi_launch", spec.mpi_launch, "srun or mpirun");
+  if (spec.mpi_launch != "srun" && spec.mpi_launch != "mpirun") {
+    section.fail("mpi_launch", "unknown launcher '" + spec.mpi_launch + "'", "srun or mpirun");
+  }
+  spec.srun_mpi = section.get_string("srun_mpi", spec.srun_mpi, "an srun --mpi plugin: pmix, pmi2, none");
+  spec.modules = read_string_list(section, "modules", "a list of module names, e.g. [openmpi/4.1]");
+  MapReader env = section.section("environment", {});
+  for (const auto& [key, value] : env.entries()) {
+    const std::string name = key.Scalar();
+    if (!is_identifier(name)) env.fail(name, "'" + name + "' is not a variable name", "an identifier");
+    spec.environment[name] = env.require_string(name, "a string value");
+  }
+  spec.poll_interval_s = section.get_number("poll_interval_s", spec.poll_interval_s, number_positive());
+  read_slurm_targets(section, spec);
+}
+
 }  // namespace
 }  // namespace config_detail
 
@@ -54,19 +126,33 @@ SiteConfig parse_site(const std::string& text, const std::filesystem::path& file
   using namespace config_detail;
   const std::string file_name = file.string();
   YAML::Node document = load_yaml(text, file_name);
-  MapReader top(document, "", file_name, {"site", "local"}, {file_name, 1, 1});
+  MapReader top(document, "", file_name, {"site", "local", "slurm"}, {file_name, 1, 1});
   SiteConfig site;
   site.file = file;
   site.text = text;
   read_site_section(top, site);
   read_local_section(top, site.local);
+  read_slurm_section(top, site);
   return site;
 }
 
 SiteConfig load_site(const std::filesystem::path& file) { return parse_site(config_detail::read_config_file(file), file); }
 
+void check_site_serves_campaign(const SiteConfig& site, const CampaignConfig& campaign) {
+  if (site.executor != "slurm") return;
+  std::vector<std::string> known;
+  for (const auto& [name, spec] : site.slurm.targets) known.push_back(name);
+  for (const auto& target : campaign.targets) {
+    if (!site.slurm.targets.count(target)) {
+      throw ConfigError(site.slurm.targets_where, "slurm.targets",
+                        "campaign " + campaign.name + " needs target '" + target + "' but the site does not define it",
+                        "targets defined here: " + config_detail::join(known));
+    }
+  }
+}
+
 SiteConfig embedded_default_site() {
-  return parse_site(embedded::kLocalSiteYaml, embedded::kLocalSiteName);
+  return parse_site(embedded::kLocalSiteYaml, embedded::kLocalSiteYamlName);
 }
 
 }  // namespace kforge::scheduler

@@ -43,8 +43,8 @@ TEST(SiteConfig, AbsentKeysTakeTheStructDefaults) {
 }
 
 TEST(SiteErrors, UnknownTopLevelKey) {
-  EXPECT_EQ(site_error("site: {name: x}\nslurm:\n  partition: gpu\n"),
-            "s.yaml:2:1: slurm: unknown key (allowed keys: site, local)");
+  EXPECT_EQ(site_error("site: {name: x}\nslrum:\n  partition: gpu\n"),
+            "s.yaml:2:1: slrum: unknown key (allowed keys: site, local, slurm)");
 }
 
 TEST(SiteErrors, UnknownNestedKey) {
@@ -53,9 +53,61 @@ TEST(SiteErrors, UnknownNestedKey) {
             "(allowed keys: ranks_per_task, max_concurrent_tasks, mpirun, mpirun_args)");
 }
 
-TEST(SiteErrors, SlurmExecutorIsNotAvailableYet) {
-  EXPECT_EQ(site_error("site:\n  name: x\n  executor: slurm\n"),
-            "s.yaml:3:13: site.executor: unknown executor 'slurm' (local; the slurm executor is not available yet)");
+TEST(SiteErrors, UnknownExecutor) {
+  EXPECT_EQ(site_error("site:\n  name: x\n  executor: pbs\n"),
+            "s.yaml:3:13: site.executor: unknown executor 'pbs' (local or slurm)");
+}
+
+TEST(SiteErrors, SlurmExecutorNeedsASlurmSection) {
+  const std::string error = site_error("site:\n  name: x\n  executor: slurm\n");
+  EXPECT_EQ(error.rfind("s.yaml:1:1: slurm: missing required key", 0), 0u) << error;
+}
+
+TEST(SiteErrors, SlurmSectionNeedsTargetsWithPartitions) {
+  const std::string error = site_error("site: {name: x, executor: slurm}\nslurm:\n  targets:\n    hopper: {gres: x}\n");
+  EXPECT_NE(error.find("slurm.targets.hopper.partition: missing required key"), std::string::npos) << error;
+  const std::string none = site_error("site: {name: x, executor: slurm}\nslurm:\n  ranks_per_task: 2\n");
+  EXPECT_NE(none.find("slurm.targets: missing required key"), std::string::npos) << none;
+}
+
+TEST(SiteConfig, SlurmSectionParsesEveryKey) {
+  const SiteConfig s = parse_site(
+      "site: {name: c, executor: slurm, max_task_retries: 3}\n"
+      "slurm:\n  client: cli\n  account: a\n  qos: q\n  reservation: r\n  time_limit_min: 9\n"
+      "  ranks_per_task: 4\n  cpus_per_rank: 2\n  max_concurrent_tasks: 5\n  mpi_launch: mpirun\n"
+      "  srun_mpi: pmi2\n  modules: [cuda/13]\n  environment: {OMP_NUM_THREADS: '1'}\n  poll_interval_s: 0.5\n"
+      "  targets:\n    hopper: {partition: gpu-h, gres: 'gpu:h100:4', constraint: ib}\n",
+      "s.yaml");
+  EXPECT_EQ(s.executor, "slurm");
+  EXPECT_EQ(s.ranks_per_task(), 4);
+  EXPECT_EQ(s.slurm.client, "cli");
+  EXPECT_EQ(s.slurm.account, "a");
+  EXPECT_EQ(s.slurm.time_limit_min, 9);
+  EXPECT_EQ(s.slurm.cpus_per_rank, 2);
+  EXPECT_EQ(s.slurm.max_concurrent_tasks, 5);
+  EXPECT_EQ(s.slurm.mpi_launch, "mpirun");
+  EXPECT_EQ(s.slurm.modules, std::vector<std::string>{"cuda/13"});
+  EXPECT_EQ(s.slurm.environment.at("OMP_NUM_THREADS"), "1");
+  EXPECT_DOUBLE_EQ(s.slurm.poll_interval_s, 0.5);
+  EXPECT_EQ(s.slurm.targets.at("hopper").partition, "gpu-h");
+  EXPECT_EQ(s.slurm.targets.at("hopper").gres, "gpu:h100:4");
+  EXPECT_EQ(s.slurm.targets.at("hopper").constraint, "ib");
+}
+
+TEST(SiteErrors, CampaignTargetMissingFromTheSlurmSiteNamesTheSiteKey) {
+  const SiteConfig s = parse_site("site: {name: c, executor: slurm}\nslurm:\n  targets:\n    hopper: {partition: h}\n",
+                                  "s.yaml");
+  CampaignConfig c;
+  c.name = "camp";
+  c.targets = {"hopper", "blackwell"};
+  try {
+    check_site_serves_campaign(s, c);
+    FAIL() << "accepted a campaign target the site does not define";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "s.yaml:4:5: slurm.targets: campaign camp needs target 'blackwell' but the site does not define it "
+              "(targets defined here: hopper)");
+  }
 }
 
 TEST(SiteErrors, RanksPerTaskOutOfRange) {

@@ -80,18 +80,52 @@ struct LocalExecutorSpec {
   std::vector<std::string> mpirun_args;  // appended after -np N, e.g. --oversubscribe
 };
 
+// Where one hardware target's array tasks run on a Slurm site.
+struct SlurmTargetSpec {
+  std::string partition;
+  std::string gres;        // per node, e.g. "gpu:h100:4"; empty for CPU targets
+  std::string constraint;  // --constraint, optional
+  SourceLocation where;
+};
+
+struct SlurmExecutorSpec {
+  std::string client = "auto";   // auto | libslurm | cli
+  std::string account;
+  std::string qos;
+  std::string reservation;
+  int time_limit_min = 30;       // per array task
+  int ranks_per_task = 1;        // MPI ranks of one array task (one per GPU of a node)
+  int cpus_per_rank = 1;
+  int max_concurrent_tasks = 16; // the array throttle (%N)
+  std::string mpi_launch = "srun";  // srun (srun --mpi=MPI) | mpirun
+  std::string srun_mpi = "pmix";
+  std::vector<std::string> modules;             // `module load` lines in the batch script
+  std::map<std::string, std::string> environment;  // exported in the batch script
+  double poll_interval_s = 2.0;
+  std::map<std::string, SlurmTargetSpec> targets;  // campaign target name -> where it runs
+  SourceLocation targets_where;
+};
+
 struct SiteConfig {
   std::filesystem::path file;    // "<embedded local.yaml>" for the default
   std::string text;
   std::string name;
   std::string executor = "local";  // "local" ("slurm" comes with the Slurm executor)
   LocalExecutorSpec local;
+  SlurmExecutorSpec slurm;
   int max_task_retries = 2;
+
+  // MPI ranks of one task under the chosen executor.
+  int ranks_per_task() const { return executor == "slurm" ? slurm.ranks_per_task : local.ranks_per_task; }
 };
 
 CampaignConfig load_campaign(const std::filesystem::path& file);
 SiteConfig load_site(const std::filesystem::path& file);
 SiteConfig embedded_default_site();  // site-configs/local.yaml, compiled in
+
+// Cross-file checks: with the slurm executor every campaign target needs an entry in slurm.targets.
+// Throws ConfigError located in the site file.
+void check_site_serves_campaign(const SiteConfig& site, const CampaignConfig& campaign);
 
 // Parse from text (file is used only in messages); the load_* functions read the file and call these.
 CampaignConfig parse_campaign(const std::string& text, const std::filesystem::path& file);

@@ -2,6 +2,7 @@
 // Executors run task manifests: each task is `kforge-eval --manifest M` under MPI. The local executor runs
 // them as processes on this machine; the Slurm executor (later) submits them as array jobs.
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@ struct TaskLaunch {
   int task = 0;
   std::filesystem::path manifest;
   std::filesystem::path log;  // stdout + stderr of the task, appended
+  int generation = 0;
+  int island = 0;
+  std::string target;         // the island's hardware target: where a Slurm executor sends the task
 };
 
 struct TaskEnd {
@@ -40,6 +44,15 @@ class LocalExecutor final : public Executor {
  private:
   LocalExecutorSpec spec_;
   std::filesystem::path eval_binary_;
+};
+
+// SIGTERM and SIGINT set a flag instead of killing the driver; executors check it while they wait and stop
+// their work (the local executor ends its tasks; the Slurm executor detaches from its arrays, or cancels them
+// when the campaign directory holds a CANCELLED marker) and throw StopRequested.
+void install_stop_handlers();
+bool stop_requested();
+struct StopRequested : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // kforge-eval beside the running executable, or $KFORGE_EVAL when set. Throws when it does not exist.

@@ -1,0 +1,23 @@
+#pragma once
+// The Slurm executor: a generation's tasks become job arrays, one or more per island, in the partition and
+// with the GRES the site names for the island's target. The ids of what was submitted are stored in the
+// campaign directory (DIR/gNNNN/slurm/), so a driver killed at any instant re-attaches to its arrays.
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "kforge/scheduler/campaign_dir.hpp"
+#include "kforge/scheduler/config.hpp"
+#include "kforge/scheduler/executor.hpp"
+
+namespace kforge::scheduler {
+
+// Throws std::runtime_error when kforge was built without libslurm, or when the Slurm client cannot start.
+std::unique_ptr<Executor> make_slurm_executor(const SiteConfig& site, const std::string& campaign,
+                                              const CampaignDir& dir, const std::filesystem::path& eval_binary);
+
+// The executor a site asks for: local or slurm.
+std::unique_ptr<Executor> make_executor(const SiteConfig& site, const std::string& campaign, const CampaignDir& dir,
+                                        const std::filesystem::path& eval_binary);
+
+}  // namespace kforge::scheduler

@@ -1,0 +1,53 @@
+#pragma once
+// Ask/tell search strategies over a discrete space of tuning parameters, for measured (expensive) evaluations.
+// Used in-process by bench/search_efficiency and by the campaign runner: ask() proposes configurations,
+// tell() reports what each one measured. Every told configuration counts against the caller's budget,
+// failures included, so a strategy never asks for a configuration it was told about or already asked for,
+// and asks only for configurations the validity oracle accepts.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kforge/jobs/genome.hpp"
+
+namespace kforge::scheduler {
+
+struct StrategyParameter {
+  std::string name;
+  std::vector<jobs::ParamValue> values;  // ordered: neighbouring values are treated as similar
+};
+
+// True when a configuration satisfies the space's constraints. Called often: keep it cheap.
+using ValidityOracle = std::function<bool(const jobs::Genome&)>;
+
+struct StrategyOptions {
+  std::uint64_t seed = 1;
+  int budget_hint = 0;  // evaluations the caller intends to spend (0 = unknown); only shapes the schedule
+  // Spaces whose Cartesian product is at most this large are enumerated once (every valid configuration
+  // known up front); larger ones are sampled through the oracle.
+  std::uint64_t enumerate_limit = 4'000'000;
+};
+
+class SearchStrategy {
+ public:
+  virtual ~SearchStrategy() = default;
+  virtual std::string name() const = 0;
+  // Up to n new valid configurations, none asked or told before; fewer (possibly none) when the space is spent.
+  virtual std::vector<jobs::Genome> ask(int n) = 0;
+  // The measured time in ms, or +inf for a failed evaluation. Throws std::invalid_argument when the genome
+  // has a parameter or value outside the space.
+  virtual void tell(const jobs::Genome& g, double time_ms_or_inf) = 0;
+};
+
+// "random": uniform over the valid configurations, without repeats.
+// "default": the best measured strategy (a Gaussian-process surrogate with expected improvement, screening
+//            every valid configuration or a large sample of them, plus local search around the incumbent).
+// Throws std::invalid_argument naming the known strategies for an unknown name, or for an empty space.
+std::unique_ptr<SearchStrategy> make_strategy(std::string_view name, std::vector<StrategyParameter> parameters,
+                                              ValidityOracle valid, StrategyOptions options = {});
+std::vector<std::string> strategy_names();
+
+}  // namespace kforge::scheduler

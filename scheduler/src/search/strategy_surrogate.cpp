@@ -1,0 +1,201 @@
+// The surrogate strategy ("default"): Bayesian optimisation on log time with a Gaussian process over ordinal
+// features, expected improvement over every unseen valid configuration of the pool. Small spaces are
+// enumerated, so the pool is the whole valid space; larger ones start from a random valid sample and grow by
+// the neighbours of each new incumbent. Failed configurations are modelled as slower than anything measured,
+// which steers the search away from regions that fail.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "strategy_common.hpp"
+#include "strategy_gp.hpp"
+#include "strategy_internal.hpp"
+
+namespace kforge::scheduler::strategy {
+namespace {
+
+constexpr std::size_t kSampledPoolSize = 20000;  // pool of a space too large to enumerate
+constexpr std::size_t kRefitUpTo = 240;          // beyond this, hyperparameters stay (refits cost O(n^2 pool))
+constexpr double kRefitGrowth = 1.4;             // refit when the observations grew by this factor
+
+double expected_improvement(double best, double mean, double variance, double xi) {
+  const double sd = std::sqrt(variance);
+  const double gain = best - mean - xi;
+  if (sd < 1e-12) return std::max(gain, 0.0);
+  const double z = gain / sd;
+  const double cdf = 0.5 * std::erfc(-z / std::sqrt(2.0));
+  const double pdf = std::exp(-0.5 * z * z) / std::sqrt(2.0 * M_PI);
+  return gain * cdf + sd * pdf;
+}
+
+std::size_t feature_count(EncodedSpace& space, const SurrogateTuning& tuning) {
+  space.use_alignment_features(tuning.alignment);
+  return space.feature_count();
+}
+
+class SurrogateStrategy final : public SearchStrategy {
+ public:
+  SurrogateStrategy(std::string name, std::vector<StrategyParameter> parameters, ValidityOracle valid,
+                    const StrategyOptions& options, const SurrogateTuning& tuning)
+      : name_(std::move(name)), s_(std::move(parameters), std::move(valid), options), tuning_(tuning),
+        budget_hint_(options.budget_hint), gp_(feature_count(s_.space, tuning)) {
+    if (s_.space.enumerated()) {
+      for (const Point& p : s_.space.all_valid()) add_to_pool(p);
+    } else {
+      for (int a = 0; a < 10 * static_cast<int>(kSampledPoolSize) && pool_.size() < kSampledPoolSize; ++a) {
+        const std::optional<Point> p = s_.space.random_valid(s_.rng, kSampleAttempts);
+        if (!p) break;
+        add_to_pool(*p);
+      }
+    }
+  }
+
+  std::string name() const override { return name_; }
+
+  std::vector<jobs::Genome> ask(int n) override {
+    std::vector<jobs::Genome> out;
+    std::vector<std::size_t> picks = observed_.size() < static_cast<std::size_t>(tuning_.initial_random)
+                                         ? random_picks(n)
+                                         : surrogate_picks(n);
+    for (const std::size_t i : picks) {
+      s_.mark_seen(pool_[i]);
+      out.push_back(s_.space.decode(pool_[i]));
+    }
+    return out;
+  }
+
+  void tell(const jobs::Genome& g, double time_ms) override {
+    const Point p = s_.space.encode(g);
+    const std::size_t i = add_to_pool(p);
+    s_.mark_seen(p);
+    if (told_.count(i)) return;  // told twice: the first measurement stands
+    told_.insert({i, observed_.size()});
+    observed_.push_back(i);
+    log_times_.push_back(std::isfinite(time_ms) && time_ms > 0 ? std::log(time_ms) : kFailed);
+    gp_.add_observation(features_[i]);
+    if (std::isfinite(log_times_.back()) && log_times_.back() < best_log_time_) {
+      best_log_time_ = log_times_.back();
+      incumbent_ = i;
+      if (!s_.space.enumerated()) {
+        for (const Point& q : s_.space.neighbours(p)) add_to_pool(q);
+      }
+    }
+    if (observed_.size() >= next_refit_ && observed_.size() <= kRefitUpTo) {
+      gp_.refit(model_targets(), tuning_.ard);
+      next_refit_ = static_cast<std::size_t>(std::ceil(static_cast<double>(observed_.size()) * kRefitGrowth));
+    }
+  }
+
+ private:
+  static constexpr double kFailed = std::numeric_limits<double>::infinity();
+
+  std::size_t add_to_pool(const Point& p) {
+    const auto [it, fresh] = pool_index_.emplace(s_.space.key(p), pool_.size());
+    if (fresh) {
+      pool_.push_back(p);
+      features_.push_back(s_.space.features(p));
+      gp_.add_pool_point(features_.back());
+    }
+    return it->second;
+  }
+
+  // Failures count as slower than the slowest measurement, by a fifth of the measured range.
+  std::vector<double> model_targets() const {
+    double lo = kFailed, hi = -kFailed;
+    for (const double y : log_times_) {
+      if (std::isfinite(y)) lo = std::min(lo, y), hi = std::max(hi, y);
+    }
+    const double failed = std::isfinite(hi) ? hi + 0.2 * std::max(hi - lo, 0.1) : 0.0;
+    std::vector<double> y = log_times_;
+    for (double& v : y) {
+      if (!std::isfinite(v)) v = failed;
+    }
+    if (tuning_.clip_quantile < 1.0 && y.size() >= 4) {
+      std::vector<double> sorted = y;
+      const auto q = static_cast<std::ptrdiff_t>(tuning_.clip_quantile * static_cast<double>(y.size() - 1));
+      std::nth_element(sorted.begin(), sorted.begin() + q, sorted.end());
+      const double cap = sorted[static_cast<std::size_t>(q)];
+      for (double& v : y) v = std::min(v, cap);
+    }
+    return y;
+  }
+
+  std::vector<std::size_t> random_picks(int n) {
+    std::vector<std::size_t> out;
+    for (int a = 0; a < kSampleAttempts && static_cast<int>(out.size()) < n; ++a) {
+      const std::size_t i = std::uniform_int_distribution<std::size_t>(0, pool_.size() - 1)(s_.rng);
+      if (!s_.seen(pool_[i]) && std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
+    }
+    if (static_cast<int>(out.size()) < n) {
+      for (std::size_t i = 0; i < pool_.size() && static_cast<int>(out.size()) < n; ++i) {
+        if (!s_.seen(pool_[i]) && std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
+      }
+    }
+    return out;
+  }
+
+  bool in_local_tail() const {
+    if (budget_hint_ <= 0 || tuning_.local_tail_percent <= 0 || incumbent_ == kNone) return false;
+    return static_cast<double>(observed_.size()) >= budget_hint_ * (1.0 - tuning_.local_tail_percent / 100.0);
+  }
+
+  // The n unseen pool points of highest expected improvement (a batch shares one posterior).
+  std::vector<std::size_t> surrogate_picks(int n) {
+    const std::vector<double> y = model_targets();
+    const GpPosterior post = gp_.posterior(y);
+    const double best = *std::min_element(y.begin(), y.end());
+    double scale = 0.0;  // xi is given in standard deviations of the observations
+    for (const double v : y) scale += (v - best) * (v - best);
+    const double xi = tuning_.exploration * std::sqrt(scale / static_cast<double>(y.size()));
+    const bool local = in_local_tail();
+    std::vector<std::pair<double, std::size_t>> scored;
+    for (std::size_t j = 0; j < pool_.size(); ++j) {
+      if (s_.seen(pool_[j])) continue;
+      if (local && !next_to_incumbent(j)) continue;
+      scored.emplace_back(expected_improvement(best, post.mean[j], post.variance[j], xi), j);
+    }
+    if (scored.empty()) return local ? std::vector<std::size_t>{} : random_picks(n);
+    const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(std::max(n, 0)), scored.size());
+    std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(k), scored.end(),
+                      [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < k; ++i) out.push_back(scored[i].second);
+    return out;
+  }
+
+  bool next_to_incumbent(std::size_t j) const {
+    int differing = 0;
+    const Point& a = pool_[j];
+    const Point& b = pool_[incumbent_];
+    for (std::size_t d = 0; d < a.size(); ++d) differing += a[d] != b[d];
+    return differing <= 2;
+  }
+
+  static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  std::string name_;
+  StrategyState s_;
+  SurrogateTuning tuning_;
+  int budget_hint_ = 0;
+  GpModel gp_;
+  std::vector<Point> pool_;
+  std::vector<Features> features_;
+  std::unordered_map<std::uint64_t, std::size_t> pool_index_;
+  std::unordered_map<std::size_t, std::size_t> told_;  // pool index -> observation index
+  std::vector<std::size_t> observed_;
+  std::vector<double> log_times_;  // +inf for a failed evaluation
+  double best_log_time_ = kFailed;
+  std::size_t incumbent_ = kNone;
+  std::size_t next_refit_ = 2;
+};
+
+}  // namespace
+
+std::unique_ptr<SearchStrategy> make_surrogate_strategy(std::string name, std::vector<StrategyParameter> parameters,
+                                                        ValidityOracle valid, const StrategyOptions& options,
+                                                        const SurrogateTuning& tuning) {
+  return std::make_unique<SurrogateStrategy>(std::move(name), std::move(parameters), std::move(valid), options,
+                                             tuning);
+}
+
+}  // namespace kforge::scheduler::strategy

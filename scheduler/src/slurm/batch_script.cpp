@@ -1,0 +1,82 @@
+#include "batch_script.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+#include "kforge/embedded_sbatch.hpp"
+
+namespace kforge::scheduler::slurm_detail {
+
+namespace {
+
+void replace_all(std::string& text, const std::string& key, const std::string& value) {
+  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size())) {
+    text.replace(at, key.size(), value);
+  }
+}
+
+// Single-quoted for bash: the value can hold anything but stays one word.
+std::string shell_quote(const std::string& v) {
+  std::string out = "'";
+  for (char c : v) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string optional_lines(const ArrayJob& job, const SlurmExecutorSpec& spec) {
+  const SlurmTargetSpec& t = spec.targets.at(job.target);
+  std::string out = "#SBATCH --partition=" + t.partition + "\n";
+  if (!t.gres.empty()) out += "#SBATCH --gres=" + t.gres + "\n";
+  if (!t.constraint.empty()) out += "#SBATCH --constraint=" + t.constraint + "\n";
+  if (!spec.account.empty()) out += "#SBATCH --account=" + spec.account + "\n";
+  if (!spec.qos.empty()) out += "#SBATCH --qos=" + spec.qos + "\n";
+  if (!spec.reservation.empty()) out += "#SBATCH --reservation=" + spec.reservation + "\n";
+  out += "#SBATCH --wckey=kforge\n";
+  return out;
+}
+
+}  // namespace
+
+std::string job_name(const ArrayJob& job) {
+  return "kforge:" + job.campaign + ":g" + std::to_string(job.generation) + ":" + job.target;
+}
+
+std::string comment(const ArrayJob& job) {
+  return "kforge campaign=" + job.campaign + " generation=" + std::to_string(job.generation) +
+         " island=" + job.target + " array=" + std::to_string(job.index);
+}
+
+std::string array_spec(const ArrayJob& job, const SlurmExecutorSpec& spec) {
+  if (job.size < 1) throw std::invalid_argument("an array job needs at least one task");
+  return "0-" + std::to_string(job.size - 1) + "%" + std::to_string(std::max(1, spec.max_concurrent_tasks));
+}
+
+std::string launch_command(const SlurmExecutorSpec& spec) {
+  const std::string ranks = std::to_string(spec.ranks_per_task);
+  if (spec.mpi_launch == "mpirun") return "mpirun -np " + ranks;
+  return "srun --mpi=" + spec.srun_mpi + " -n " + ranks;
+}
+
+std::string render_batch_script(const ArrayJob& job, const SlurmExecutorSpec& spec) {
+  std::string text = embedded::kArraySbatchTemplate;
+  std::string modules, environment;
+  for (const auto& m : spec.modules) modules += "module load " + m + "\n";
+  for (const auto& [k, v] : spec.environment) environment += "export " + k + "=" + shell_quote(v) + "\n";
+  replace_all(text, "@OPTIONAL_SBATCH@", optional_lines(job, spec));
+  replace_all(text, "@MODULE_LOADS@", modules);
+  replace_all(text, "@ENVIRONMENT@", environment);
+  replace_all(text, "@JOB_NAME@", job_name(job));
+  replace_all(text, "@COMMENT@", "\"" + comment(job) + "\"");
+  replace_all(text, "@RANKS@", std::to_string(spec.ranks_per_task));
+  replace_all(text, "@CPUS_PER_RANK@", std::to_string(spec.cpus_per_rank));
+  replace_all(text, "@TIME_LIMIT_MIN@", std::to_string(spec.time_limit_min));
+  replace_all(text, "@ARRAY@", array_spec(job, spec));
+  replace_all(text, "@OUTPUT@", job.output.string());
+  replace_all(text, "@TASK_LIST@", job.task_list.string());
+  replace_all(text, "@TASKS_DIR@", job.tasks_dir.string());
+  replace_all(text, "@LAUNCH@", launch_command(spec));
+  replace_all(text, "@EVAL_BINARY@", job.eval_binary.string());
+  return text;
+}
+
+}  // namespace kforge::scheduler::slurm_detail

@@ -1,0 +1,31 @@
+#pragma once
+// Renders slurm/templates/kforge-array.sbatch.in (compiled in) for one array of one island.
+#include <filesystem>
+#include <string>
+
+#include "kforge/scheduler/config.hpp"
+
+namespace kforge::scheduler::slurm_detail {
+
+struct ArrayJob {
+  std::string campaign;
+  int generation = 0;
+  std::string target;                 // island target; picks partition / gres from the site
+  int index = 0;                      // this generation's k-th array
+  int size = 0;                       // array tasks
+  std::filesystem::path task_list;    // line i+1 = task number of array task i
+  std::filesystem::path tasks_dir;    // DIR/gNNNN/tasks
+  std::filesystem::path output;       // --output pattern
+  std::filesystem::path eval_binary;
+};
+
+// "kforge:<campaign>:g<generation>:<target>": what squeue shows an admin.
+std::string job_name(const ArrayJob& job);
+std::string comment(const ArrayJob& job);
+std::string array_spec(const ArrayJob& job, const SlurmExecutorSpec& spec);  // "0-N%throttle"
+// The launch line's command: "srun --mpi=pmix -n R" or "mpirun -np R".
+std::string launch_command(const SlurmExecutorSpec& spec);
+
+std::string render_batch_script(const ArrayJob& job, const SlurmExecutorSpec& spec);
+
+}  // namespace kforge::scheduler::slurm_detail

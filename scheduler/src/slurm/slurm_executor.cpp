@@ -1,0 +1,248 @@
+// The Slurm executor (slurm_executor.hpp): submit, re-attach, poll, map Slurm's view back onto tasks.
+#include "kforge/scheduler/slurm_executor.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "batch_script.hpp"
+#include "job_ledger.hpp"
+#include "kforge/jobs/text_file.hpp"
+#include "kforge/slurm/slurm_client.hpp"
+
+namespace kforge::scheduler {
+namespace fs = std::filesystem;
+using namespace slurm_detail;
+
+namespace {
+
+struct ActiveArray {
+  kforge::slurm::JobId job = 0;
+  std::vector<int> tasks;  // array task i evaluates tasks[i]
+  std::set<std::uint32_t> open;  // array task ids not finished yet
+};
+
+class SlurmExecutor final : public Executor {
+ public:
+  SlurmExecutor(SiteConfig site, std::string campaign, CampaignDir dir, fs::path eval_binary,
+                std::unique_ptr<kforge::slurm::SlurmClient> client)
+      : site_(std::move(site)),
+        campaign_(std::move(campaign)),
+        dir_(std::move(dir)),
+        eval_binary_(std::move(eval_binary)),
+        client_(std::move(client)) {}
+
+  std::string name() const override { return "slurm (" + client_->backend_name() + ")"; }
+
+  std::vector<TaskEnd> run_all(const std::vector<TaskLaunch>& tasks) override {
+    std::map<int, TaskEnd> ends;
+    std::map<int, std::vector<TaskLaunch>> by_generation;
+    for (const auto& t : tasks) by_generation[t.generation].push_back(t);
+    std::vector<ActiveArray> active;
+    for (const auto& [generation, launches] : by_generation) {
+      JobLedger ledger(dir_.generation_dir(generation) / "slurm");
+      std::set<int> wanted;
+      for (const auto& t : launches) wanted.insert(t.task);
+      attach(ledger, wanted, active);  // removes from `wanted` what a live array already covers
+      const size_t attached = active.size();
+      try {
+        submit(ledger, generation, launches, wanted, active);
+      } catch (const ConfigError&) {
+        // The site is wrong for one island: what this call submitted for the others would run for nothing.
+        for (size_t i = attached; i < active.size(); ++i) client_->cancel(active[i].job);
+        throw;
+      }
+    }
+    wait(active, ends);
+    std::vector<TaskEnd> out;
+    for (const auto& t : tasks) {
+      auto it = ends.find(t.task);
+      out.push_back(it != ends.end() ? it->second
+                                     : TaskEnd{t.task, false, "no Slurm array reported on this task"});
+    }
+    return out;
+  }
+
+ private:
+  void attach(const JobLedger& ledger, std::set<int>& wanted, std::vector<ActiveArray>& active) {
+    for (const auto& entry : ledger.load()) {
+      ActiveArray a{entry.job_id, entry.tasks, {}};
+      for (const auto& s : client_->array_task_states(entry.job_id)) {
+        if (!s.is_finished()) a.open.insert(s.task_id);
+      }
+      if (a.open.empty()) continue;  // ended (or forgotten by slurmctld): the shards tell what it did
+      std::cerr << "kforge: re-attached to Slurm array " << entry.job_id << " (" << a.open.size()
+                << " task(s) still queued or running)" << std::endl;
+      for (int t : entry.tasks) wanted.erase(t);
+      for (auto& s : client_->array_task_states(entry.job_id)) a.open.insert(s.task_id);  // follow every task
+      active.push_back(std::move(a));
+    }
+  }
+
+  void submit(const JobLedger& ledger, int generation, const std::vector<TaskLaunch>& launches,
+              const std::set<int>& wanted, std::vector<ActiveArray>& active) {
+    std::map<std::string, std::vector<int>> by_target;
+    for (const auto& t : launches) {
+      if (wanted.count(t.task)) by_target[t.target].push_back(t.task);
+    }
+    const auto limits = client_->limits();
+    size_t chunk = limits.max_array_size > 0 ? limits.max_array_size : 1000;
+    for (const auto& [target, tasks] : by_target) {
+      for (size_t begin = 0; begin < tasks.size();) {
+        std::vector<int> part(tasks.begin() + static_cast<std::ptrdiff_t>(begin),
+                              tasks.begin() + static_cast<std::ptrdiff_t>(std::min(tasks.size(), begin + chunk)));
+        if (auto job = submit_array(ledger, generation, target, part, chunk)) {
+          active.push_back(ActiveArray{*job, part, {}});
+          for (std::uint32_t i = 0; i < part.size(); ++i) active.back().open.insert(i);
+          begin += part.size();
+        }
+      }
+    }
+  }
+
+  // Submits one array; on back-pressure either shrinks `chunk` (returns nullopt so the caller re-splits) or
+  // waits and retries. Any other refusal names the site key Slurm objected to.
+  std::optional<kforge::slurm::JobId> submit_array(const JobLedger& ledger, int generation, const std::string& target,
+                                                   const std::vector<int>& tasks, size_t& chunk) {
+    const int k = ledger.next_array_index();
+    ArrayJob job{campaign_, generation, target, k, static_cast<int>(tasks.size()), ledger.task_list(k),
+                 dir_.tasks_dir(generation), dir_.generation_dir(generation) / "logs" / ("array-" + std::to_string(k) + "-%a.out"),
+                 eval_binary_};
+    fs::create_directories(dir_.generation_dir(generation) / "logs");
+    ledger.write_task_list(k, tasks);
+    const std::string script = render_batch_script(job, site_.slurm);
+    jobs::write_text_file_atomically(ledger.script(k), script);
+    kforge::slurm::ArraySubmission sub = submission_for(job, script);
+    for (double wait_s = site_.slurm.poll_interval_s;; wait_s = std::min(wait_s * 2, 60.0)) {
+      try {
+        const auto id = client_->submit_array(sub);
+        ledger.record(LedgerEntry{id, k, target, tasks});
+        std::cerr << "kforge: submitted " << job_name(job) << " as Slurm array " << id << " (" << tasks.size()
+                  << " task(s))" << std::endl;
+        return id;
+      } catch (const kforge::slurm::SlurmError& e) {
+        if (!e.is_back_pressure()) throw rejected_by_slurm(target, e);
+        if (tasks.size() > 1 && chunk > 1) {
+          chunk = std::max<size_t>(1, tasks.size() / 2);
+          std::cerr << "kforge: Slurm refused an array of " << tasks.size() << " (" << e.slurm_message()
+                    << "); splitting into arrays of " << chunk << std::endl;
+          return std::nullopt;
+        }
+        std::cerr << "kforge: Slurm back-pressure (" << e.slurm_message() << "); retrying in " << wait_s << " s"
+                  << std::endl;
+        sleep_checking_stop(wait_s, {});
+      }
+    }
+  }
+
+  kforge::slurm::ArraySubmission submission_for(const ArrayJob& job, const std::string& script) const {
+    const SlurmExecutorSpec& s = site_.slurm;
+    const SlurmTargetSpec& t = s.targets.at(job.target);
+    kforge::slurm::ArraySubmission sub;
+    sub.name = job_name(job);
+    sub.script = script;
+    sub.array = array_spec(job, s);
+    sub.partition = t.partition;
+    sub.gres = t.gres;
+    sub.account = s.account;
+    sub.qos = s.qos;
+    sub.reservation = s.reservation;
+    sub.ntasks = static_cast<std::uint32_t>(s.ranks_per_task);
+    sub.ntasks_per_node = static_cast<std::uint32_t>(s.ranks_per_task);
+    sub.cpus_per_task = static_cast<std::uint32_t>(s.cpus_per_rank);
+    sub.time_limit_minutes = static_cast<std::uint32_t>(s.time_limit_min);
+    sub.output = job.output.string();
+    sub.work_dir = dir_.root().string();
+    sub.comment = comment(job);
+    sub.wckey = "kforge";
+    sub.requeue = true;
+    sub.environment = s.environment;
+    return sub;
+  }
+
+  // "SITE:LINE:COL: slurm.targets.hopper.partition: Slurm rejected ...": points at the key Slurm refused.
+  ConfigError rejected_by_slurm(const std::string& target, const kforge::slurm::SlurmError& e) const {
+    std::string msg = e.slurm_message();
+    std::string lower;
+    for (char c : msg) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const SlurmTargetSpec& t = site_.slurm.targets.at(target);
+    std::string key = "slurm.targets." + target;
+    if (lower.find("partition") != std::string::npos) key += ".partition";
+    else if (lower.find("gres") != std::string::npos || lower.find("generic resource") != std::string::npos) key += ".gres";
+    else if (lower.find("account") != std::string::npos) key = "slurm.account";
+    else if (lower.find("qos") != std::string::npos) key = "slurm.qos";
+    else if (lower.find("reservation") != std::string::npos) key = "slurm.reservation";
+    return ConfigError(t.where, key, "Slurm rejected the submission: " + msg,
+                       "a value this cluster accepts (partition '" + t.partition + "', gres '" + t.gres + "')");
+  }
+
+  void wait(std::vector<ActiveArray>& active, std::map<int, TaskEnd>& ends) {
+    auto open = [&] {
+      for (const auto& a : active) if (!a.open.empty()) return true;
+      return false;
+    };
+    while (open()) {
+      sleep_checking_stop(site_.slurm.poll_interval_s, active);
+      for (auto& a : active) poll(a, ends);
+    }
+  }
+
+  void poll(ActiveArray& a, std::map<int, TaskEnd>& ends) {
+    if (a.open.empty()) return;
+    const auto states = client_->array_task_states(a.job);
+    if (states.empty()) {  // forgotten by slurmctld (MinJobAge): the shards tell what happened
+      for (auto i : a.open) {
+        if (i < a.tasks.size()) ends[a.tasks[i]] = TaskEnd{a.tasks[i], false, "Slurm array " + std::to_string(a.job) + " is no longer known to slurmctld"};
+      }
+      a.open.clear();
+      return;
+    }
+    for (const auto& s : states) {
+      if (!a.open.count(s.task_id) || !s.is_finished() || s.task_id >= a.tasks.size()) continue;
+      a.open.erase(s.task_id);
+      const int task = a.tasks[s.task_id];
+      const bool ok = s.state == "COMPLETED" && s.exit_code == 0;
+      ends[task] = TaskEnd{task, ok, ok ? "" : "Slurm array task " + std::to_string(a.job) + "_" +
+                                                   std::to_string(s.task_id) + " " + s.state + " (" + s.reason +
+                                                   ", exit code " + std::to_string(s.exit_code) +
+                                                   (s.node.empty() ? "" : ", node " + s.node) + ")"};
+    }
+  }
+
+  // Sleeps in short steps; on SIGTERM/SIGINT it detaches (the arrays keep running and a restarted driver
+  // re-attaches), or cancels them when the campaign was cancelled (DIR/CANCELLED exists).
+  void sleep_checking_stop(double seconds, const std::vector<ActiveArray>& active) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until) {
+      if (stop_requested()) {
+        const bool cancelled = fs::exists(dir_.root() / "CANCELLED");
+        for (const auto& a : active) {
+          if (cancelled && !a.open.empty()) client_->cancel(a.job);
+        }
+        throw StopRequested(cancelled ? "campaign cancelled: its Slurm arrays were cancelled"
+                                      : "stopped by a signal: Slurm arrays left running; a restart re-attaches");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+  SiteConfig site_;
+  std::string campaign_;
+  CampaignDir dir_;
+  fs::path eval_binary_;
+  std::unique_ptr<kforge::slurm::SlurmClient> client_;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> make_slurm_executor(const SiteConfig& site, const std::string& campaign,
+                                              const CampaignDir& dir, const fs::path& eval_binary) {
+  return std::make_unique<SlurmExecutor>(site, campaign, dir, eval_binary,
+                                         kforge::slurm::make_slurm_client(site.slurm.client));
+}
+
+}  // namespace kforge::scheduler

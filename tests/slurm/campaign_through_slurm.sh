@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Campaigns through a real Slurm cluster (run under slurm/scripts/with-cluster.sh with MaxArraySize 4):
+#   A. a full two-island campaign: each island's arrays in its own partition with its own GRES; 6 tasks per
+#      island and generation are split into arrays of at most 4; every record evaluated exactly once
+#   B. scancel of one running array task: the task is resubmitted and the campaign completes with no loss
+#   C. kforge killed with SIGKILL while its arrays run, restarted: it re-attaches, nothing is evaluated twice
+#   D. a site naming a partition the cluster does not have: exit 2, the key and Slurm's message
+set -euo pipefail
+BIN=$1 SRC=$2
+: "${SLURM_CONF:?run me under slurm/scripts/with-cluster.sh}"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+CAMPAIGN=$SRC/tests/slurm/data/two-islands.yaml
+SITE=$SRC/site-configs/local-slurm.yaml
+# Always called in a subshell (pipeline or &): exec makes $! the pid of kforge itself.
+run() { exec "$BIN/kforge" run "$CAMPAIGN" --site "$SITE" --out "$1"; }
+
+check_archive() {  # DIR: 24 records, islands kept apart, all ok, all with a Slurm job id
+  KFORGE_SOURCE_DIR=$SRC /usr/bin/python3 - "$1" <<'PY'
+import os, sys
+sys.path.insert(0, os.path.join(os.environ["KFORGE_SOURCE_DIR"], "share", "python"))
+import kforge_archive
+df = kforge_archive.load_records(sys.argv[1])
+assert len(df) == 24, f"{len(df)} records"
+assert not df.duplicated(["candidate_id", "target"]).any(), "an evaluation is in the archive twice"
+bad = df[df["status"] != "ok"]
+assert bad.empty, bad[["candidate_id", "status", "evidence"]].to_dict("records")
+assert set(zip(df["island"], df["target"])) == {(0, "hopper"), (1, "blackwell")}, set(zip(df["island"], df["target"]))
+assert (df.groupby("target").size() == 12).all()
+assert (df["slurm_job_id"] > 0).all() and (df["slurm_array_task"] >= 0).all()
+print("archive ok:", len(df), "records")
+PY
+}
+
+echo "== A: two islands through Slurm, arrays split at MaxArraySize"
+( run "$WORK/a" ) | tee "$WORK/a.log"
+grep -q '^gen 2/2  evaluated 12  ok 12' "$WORK/a.log"
+check_archive "$WORK/a"
+[[ $(wc -l < "$WORK/a/g0000/slurm/jobs") -eq 4 ]] || { cat "$WORK/a/g0000/slurm/jobs"; echo "expected 2 arrays per island"; exit 1; }
+grep -q -- '--partition=blackwell' "$WORK/a/g0000/slurm/array-0.sbatch"
+grep -q -- '--gres=gpu:b200:1' "$WORK/a/g0000/slurm/array-0.sbatch"
+
+wait_for_running() {  # NAME: prints "jobid_taskid" of a running task of that job name
+  for _ in $(seq 1 300); do
+    task=$(squeue -h -t RUNNING -n "$1" -o '%i' | grep '_' | head -n 1 || true)
+    [[ -n $task ]] && { echo "$task"; return 0; }
+    sleep 0.2
+  done
+  return 1
+}
+
+echo "== B: scancel one running array task"
+run "$WORK/b" > "$WORK/b.log" 2>&1 &
+pid=$!
+victim=$(wait_for_running "kforge:two-islands:g0:hopper") || { cat "$WORK/b.log"; echo "no task ever ran"; exit 1; }
+squeue -o '%.18i %.40j %.10T %P' | tee "$WORK/squeue.txt"
+grep -q 'kforge:two-islands:g0:hopper' "$WORK/squeue.txt"
+scancel "$victim"
+echo "cancelled $victim"
+wait "$pid" || { cat "$WORK/b.log"; exit 1; }
+cat "$WORK/b.log"
+check_archive "$WORK/b"
+[[ $(wc -l < "$WORK/b/g0000/slurm/jobs") -gt 4 ]] || { echo "the cancelled task was not resubmitted"; exit 1; }
+
+echo "== C: SIGKILL the driver while its arrays run, restart"
+run "$WORK/c" > "$WORK/c1.log" 2>&1 &
+pid=$!
+wait_for_running "kforge:two-islands:g1:hopper" > /dev/null || { cat "$WORK/c1.log"; exit 1; }
+kill -9 "$pid"
+wait "$pid" 2>/dev/null || true
+[[ ! -f "$WORK/c/gen-0001.h5" ]] || { echo "generation 1 ended before the kill"; exit 1; }
+( run "$WORK/c" ) | tee "$WORK/c2.log"
+grep -q '^gen 2/2' "$WORK/c2.log"
+# Re-attached (or found the arrays' shards): generation 1's arrays were never submitted a second time.
+[[ $(wc -l < "$WORK/c/g0001/slurm/jobs") -eq 4 ]] || { cat "$WORK/c/g0001/slurm/jobs"; echo "resubmitted"; exit 1; }
+check_archive "$WORK/c"
+
+echo "== D: a partition the cluster does not have"
+sed 's/partition: hopper, gres/partition: nosuch, gres/' "$SITE" > "$WORK/bad-site.yaml"
+set +e
+"$BIN/kforge" run "$CAMPAIGN" --site "$WORK/bad-site.yaml" --out "$WORK/d" 2> "$WORK/d.err"
+code=$?
+set -e
+cat "$WORK/d.err"
+[[ $code -eq 2 ]] || { echo "exit code $code, expected 2"; exit 1; }
+grep -q "bad-site.yaml:[0-9]*:[0-9]*: slurm.targets.hopper.partition: Slurm rejected the submission: .*[Pp]artition" "$WORK/d.err"
+echo "all Slurm campaign checks passed"
