@@ -10,6 +10,7 @@ packages=(
   libyaml-cpp-dev libboost-program-options-dev     # configs, command lines
   libopenmpi-dev openmpi-bin                       # kforge-eval ranks
   libopenblas-dev                                  # the gemm family's OpenBLAS baseline
+  zlib1g-dev nlohmann-json3-dev                    # the replay backend's gzipped JSON caches
   libgtest-dev                                     # tests
   slurm-wlm slurmctld slurmd libslurm-dev munge    # Slurm adapter and the real single-node test cluster
   python3 python3-h5py python3-pandas python3-numpy  # the archive reader in share/python
@@ -28,7 +29,10 @@ if ((${#missing[@]})); then
 fi
 
 # shellcheck disable=SC2086  # KFORGE_CMAKE_ARGS is a list of arguments
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo ${KFORGE_CMAKE_ARGS:-} > build-configure.log || {
+# The CUDA toolkit (NVRTC) is optional: with it the cuda backend's compile stage is built and tested (no GPU needed).
+cuda_args=()
+[[ -x /usr/local/cuda/bin/nvcc ]] && cuda_args=(-DCUDAToolkit_ROOT=/usr/local/cuda)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cuda_args[@]}" ${KFORGE_CMAKE_ARGS:-} > build-configure.log || {
   cat build-configure.log; exit 1; }
 cmake --build build -j"$(nproc)"
 echo "setup: built build/bin/kforge, build/bin/kforge-eval"

@@ -37,6 +37,8 @@ class Reader {
     }
   }
 
+  bool has(const std::string& key) const { return node_.IsMap() && node_[key].IsDefined(); }
+
   Reader sub(const std::string& key) const { return Reader(child(key), path(key)); }
   std::string path(const std::string& key) const { return where_.empty() ? key : where_ + "." + key; }
 
@@ -62,6 +64,8 @@ EvalSettings read_settings(const Reader& r) {
   s.compiler = r.get<std::string>("compiler");
   s.compile_flags = r.get<std::string>("compile_flags");
   s.compile_only = r.get<bool>("compile_only");
+  // Optional (added later): manifests written before the replay backend existed have no such key.
+  if (r.has("replay_cache")) s.replay_cache = r.get<std::string>("replay_cache");
   return s;
 }
 

@@ -55,6 +55,7 @@ void emit_settings(YAML::Emitter& out, const EvalSettings& s) {
   out << YAML::Key << "compiler" << YAML::Value << s.compiler;
   out << YAML::Key << "compile_flags" << YAML::Value << s.compile_flags;
   out << YAML::Key << "compile_only" << YAML::Value << s.compile_only;
+  out << YAML::Key << "replay_cache" << YAML::Value << s.replay_cache;
   out << YAML::EndMap;
 }
 

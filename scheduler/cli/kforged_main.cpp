@@ -23,9 +23,9 @@ constexpr int kExitFailure = 1;
 constexpr int kExitConfig = 2;
 
 po::options_description options() {
-  po::options_description opts(
-      "kforged " KFORGE_VERSION " - the kforge campaign daemon (always in the foreground; logs to stderr)\n\n"
-      "usage: kforged [--spool DIR] [--once]\n\noptions");
+  po::options_description opts("kforged " KFORGE_VERSION
+                               " - the kforge campaign daemon (always in the foreground; logs to stderr)\n\n"
+                               "usage: kforged [--spool DIR] [--once]\n\noptions");
   opts.add_options()("help,h", "this help")("version", "print the version")(
       "spool", po::value<std::string>(), "spool directory (default: $KFORGE_SPOOL, else /var/spool/kforge)")(
       "foreground", "accepted for clarity; kforged never forks into the background (systemd Type=simple)")(

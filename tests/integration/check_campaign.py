@@ -19,7 +19,7 @@ def main():
     ap.add_argument("--expect-ok", action="store_true", help="every candidate must evaluate ok")
     a = ap.parse_args()
 
-    df = kforge_archive.load_records(a.campaign_dir)
+    df = kforge_archive.load_records(a.campaign_dir, with_text=True)
     expected = a.generations * a.per_generation
     assert len(df) == expected, f"{len(df)} records, expected {expected}"
     dup = df[df.duplicated(["candidate_id", "target"], keep=False)]

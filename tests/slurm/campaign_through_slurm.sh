@@ -5,6 +5,9 @@
 #   B. scancel of one running array task: the task is resubmitted and the campaign completes with no loss
 #   C. kforge killed with SIGKILL while its arrays run, restarted: it re-attaches, nothing is evaluated twice
 #   D. a site naming a partition the cluster does not have: exit 2, the key and Slurm's message
+#   E. slurmd stopped in the middle of a generation and started again: the campaign completes, nothing lost
+#   F. an array task that exceeds its time limit, retries spent: its candidates are infra_error with Slurm's
+#      TIMEOUT state, and the generation still completes
 set -euo pipefail
 BIN=$1 SRC=$2
 : "${SLURM_CONF:?run me under slurm/scripts/with-cluster.sh}"
@@ -20,7 +23,7 @@ check_archive() {  # DIR: 24 records, islands kept apart, all ok, all with a Slu
 import os, sys
 sys.path.insert(0, os.path.join(os.environ["KFORGE_SOURCE_DIR"], "share", "python"))
 import kforge_archive
-df = kforge_archive.load_records(sys.argv[1])
+df = kforge_archive.load_records(sys.argv[1], with_text=True)
 assert len(df) == 24, f"{len(df)} records"
 assert not df.duplicated(["candidate_id", "target"]).any(), "an evaluation is in the archive twice"
 bad = df[df["status"] != "ok"]
@@ -84,4 +87,42 @@ set -e
 cat "$WORK/d.err"
 [[ $code -eq 2 ]] || { echo "exit code $code, expected 2"; exit 1; }
 grep -q "bad-site.yaml:[0-9]*:[0-9]*: slurm.targets.hopper.partition: Slurm rejected the submission: .*[Pp]artition" "$WORK/d.err"
+echo "== E: slurmd stopped mid-generation and started again"
+CLUSTER=$(dirname "$SLURM_CONF")
+run "$WORK/e" > "$WORK/e.log" 2>&1 &
+pid=$!
+wait_for_running "kforge:two-islands:g0:hopper" > /dev/null || { cat "$WORK/e.log"; exit 1; }
+kill "$(cat "$CLUSTER/run/slurmd.pid")"
+echo "slurmd stopped"
+sleep 4
+slurmd -f "$SLURM_CONF"
+echo "slurmd started again"
+wait "$pid" || { cat "$WORK/e.log"; exit 1; }
+check_archive "$WORK/e"
+
+echo "== F: an array task beyond its time limit"
+# The compiler wrapper sleeps past the 1-minute limit, so Slurm ends the task with TIMEOUT.
+cat > "$WORK/slow-cxx.sh" <<'SH'
+#!/bin/sh
+sleep 300
+exec c++ "$@"
+SH
+chmod +x "$WORK/slow-cxx.sh"
+sed -e "s|generations: 2|generations: 1|" -e "s|offspring: 6|offspring: 2|" -e "s|population: 4|population: 2|" \
+    -e "s|targets: \[hopper, blackwell\]|targets: [hopper]|" -e "s|candidates_per_rank: 1|candidates_per_rank: 2|" \
+    -e "s|  compile_flags: \"-O1\"|  compile_flags: \"-O1\"\n  compiler: $WORK/slow-cxx.sh\n  compile_timeout_s: 600|" \
+    "$CAMPAIGN" > "$WORK/timeout.yaml"
+sed -e "s|time_limit_min: 10|time_limit_min: 1|" -e "s|max_task_retries: 2|max_task_retries: 0|" "$SITE" > "$WORK/timeout-site.yaml"
+"$BIN/kforge" run "$WORK/timeout.yaml" --site "$WORK/timeout-site.yaml" --out "$WORK/f" | tee "$WORK/f.log"
+grep -q '^gen 1/1  evaluated 2  ok 0  failed infra_error=2' "$WORK/f.log"
+KFORGE_SOURCE_DIR=$SRC /usr/bin/python3 - "$WORK/f" <<'PY'
+import os, sys
+sys.path.insert(0, os.path.join(os.environ["KFORGE_SOURCE_DIR"], "share", "python"))
+import kforge_archive
+df = kforge_archive.load_records(sys.argv[1], with_text=True)
+assert len(df) == 2 and (df["status"] == "infra_error").all(), df[["status", "evidence"]].to_dict("records")
+assert df["evidence"].str.contains("TIMEOUT").all(), df["evidence"].tolist()
+print("timed-out task recorded:", df["evidence"].iloc[0][:160])
+PY
+
 echo "all Slurm campaign checks passed"

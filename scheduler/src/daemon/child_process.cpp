@@ -62,13 +62,19 @@ std::string describe_wait_status(int status) {
 }
 
 std::vector<std::string> kforge_run_command(const fs::path& kforge_binary, const fs::path& dir) {
-  return {kforge_binary.string(), "run", (dir / "campaign.yaml").string(), "--site", (dir / "site.yaml").string(),
-          "--out", dir.string()};
+  return {kforge_binary.string(),
+          "run",
+          (dir / "campaign.yaml").string(),
+          "--site",
+          (dir / "site.yaml").string(),
+          "--out",
+          dir.string()};
 }
 
 fs::path locate_kforge_binary() {
   if (const char* env = std::getenv("KFORGE_BIN"); env && *env) {
-    if (::access(env, X_OK) != 0) throw std::runtime_error(std::string("KFORGE_BIN=") + env + ": not an executable file");
+    if (::access(env, X_OK) != 0)
+      throw std::runtime_error(std::string("KFORGE_BIN=") + env + ": not an executable file");
     return env;
   }
   std::error_code ec;

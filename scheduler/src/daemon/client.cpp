@@ -35,8 +35,9 @@ void submit_campaign(const Spool& spool, const CampaignConfig& campaign, const S
   }
   for (const Request& r : pending_submits(spool)) {
     if (r.name == campaign.name && r.campaign_text != campaign.text) {
-      throw RequestRefused("a pending submit in " + spool.requests_dir().string() + " already names a different campaign '" +
-                           campaign.name + "'; give this one another campaign.name");
+      throw RequestRefused("a pending submit in " + spool.requests_dir().string() +
+                           " already names a different campaign '" + campaign.name +
+                           "'; give this one another campaign.name");
     }
   }
   write_request(spool, Request{RequestKind::submit, campaign.name, campaign.text, site.text});
@@ -52,11 +53,16 @@ void cancel_campaign(const Spool& spool, const std::string& name) {
 
 const char* to_string(CampaignState s) {
   switch (s) {
-    case CampaignState::queued: return "queued";
-    case CampaignState::running: return "running";
-    case CampaignState::done: return "done";
-    case CampaignState::cancelled: return "cancelled";
-    case CampaignState::failed: return "failed";
+    case CampaignState::queued:
+      return "queued";
+    case CampaignState::running:
+      return "running";
+    case CampaignState::done:
+      return "done";
+    case CampaignState::cancelled:
+      return "cancelled";
+    case CampaignState::failed:
+      return "failed";
   }
   return "unknown";
 }

@@ -1,5 +1,9 @@
 #include "kforge/scheduler/daemon/log.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -8,10 +12,19 @@
 
 namespace kforge::scheduler::daemon {
 
-Log Log::for_stderr() {
-  const char* journal = std::getenv("JOURNAL_STREAM");  // set by systemd when stderr goes to the journal
-  return Log(std::cerr, journal && *journal);
+namespace {
+// systemd sets JOURNAL_STREAM=DEV:INODE for the journal stream it connected; stderr goes to the journal only if
+// fd 2 is still that stream (a redirect inherited from the unit would leave the variable set).
+bool stderr_is_journal() {
+  const char* journal = std::getenv("JOURNAL_STREAM");
+  unsigned long long dev = 0, ino = 0;
+  struct stat st {};
+  if (!journal || std::sscanf(journal, "%llu:%llu", &dev, &ino) != 2 || ::fstat(STDERR_FILENO, &st) != 0) return false;
+  return st.st_dev == dev && st.st_ino == ino;
 }
+}  // namespace
+
+Log Log::for_stderr() { return Log(std::cerr, stderr_is_journal()); }
 
 void Log::write(LogLevel level, std::string_view scope, std::string_view message) {
   const char* name = level == LogLevel::info ? "info" : level == LogLevel::warning ? "warning" : "error";

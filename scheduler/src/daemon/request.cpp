@@ -95,8 +95,8 @@ Request decode_request(const std::string& text, const fs::path& file) {
 }
 
 fs::path write_request(const Spool& spool, const Request& r) {
-  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::chrono::system_clock::now().time_since_epoch()).count();
+  const auto ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   char stamp[64];
   std::snprintf(stamp, sizeof stamp, "%020lld-%08d", static_cast<long long>(ns), static_cast<int>(::getpid()));
   const fs::path file = spool.requests_dir() / (std::string(stamp) + "-" + kind_name(r.kind) + "-" + r.name + ".req");

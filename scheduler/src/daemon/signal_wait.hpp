@@ -10,9 +10,9 @@
 namespace kforge::scheduler::daemon {
 
 struct Wakeup {
-  bool stop = false;       // SIGTERM or SIGINT
-  bool child = false;      // SIGCHLD
-  bool requests = false;   // something appeared in the requests folder
+  bool stop = false;      // SIGTERM or SIGINT
+  bool child = false;     // SIGCHLD
+  bool requests = false;  // something appeared in the requests folder
 };
 
 class SignalWait {

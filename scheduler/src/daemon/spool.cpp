@@ -23,9 +23,8 @@ fs::path default_spool_path() {
 
 bool is_valid_campaign_name(const std::string& name) {
   if (name.empty() || name.front() == '.' || name.size() > 200) return false;
-  return std::all_of(name.begin(), name.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '.' || c == '_' || c == '-';
-  });
+  return std::all_of(name.begin(), name.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '.' || c == '_' || c == '-'; });
 }
 
 void Spool::create_layout() const {
@@ -70,6 +69,20 @@ StoredState read_stored_state(const Spool& spool, const std::string& name) {
     while (!s.failure_reason.empty() && s.failure_reason.back() == '\n') s.failure_reason.pop_back();
   }
   return s;
+}
+
+long campaign_driver_pid(const CampaignDir& dir) {
+  int fd = ::open(dir.lock_file().c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  long pid = 0;
+  if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
+    char buf[32] = {};
+    const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    pid = n > 0 ? std::strtol(buf, nullptr, 10) : 0;
+    if (pid <= 0) pid = -1;
+  }
+  ::close(fd);
+  return pid;
 }
 
 SpoolLock::SpoolLock(const Spool& spool) {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <ostream>
 #include <set>
+#include <sstream>
 
 #include "detail/json_writer.hpp"
 #include "kforge/jobs/text_file.hpp"
@@ -21,17 +22,29 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Job ids the executor recorded for the generation in progress (one per line or whitespace separated).
-std::string jobs_of(const CampaignDir& dir, int generation) {
+// Arrays the Slurm executor recorded for the generation in progress: lines "<job id> <array index> <target>".
+std::vector<ArrayJob> jobs_of(const CampaignDir& dir, int generation) {
   std::ifstream in(dir.generation_dir(generation) / "slurm" / "jobs");
-  std::string id, out;
-  while (in >> id) out += (out.empty() ? "" : ",") + id;
+  std::vector<ArrayJob> out;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    ArrayJob a;
+    std::string index;
+    if (!(fields >> a.job)) continue;
+    fields >> index >> a.target;
+    out.push_back(a);
+  }
+  return out;
+}
+
+// "4711:hopper,4712:blackwell", or "-".
+std::string jobs_text(const std::vector<ArrayJob>& arrays) {
+  std::string out;
+  for (const auto& a : arrays) out += (out.empty() ? "" : ",") + a.job + (a.target.empty() ? "" : ":" + a.target);
   return out.empty() ? "-" : out;
 }
 
-double seconds_since_epoch(fs::file_time_type t) {
-  return std::chrono::duration<double>(t.time_since_epoch()).count();
-}
+double seconds_since_epoch(fs::file_time_type t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); }
 
 // The remaining generations at the mean pace so far (from generation 0's planning to the last generation file).
 double eta_seconds(const CampaignDir& dir, int done, int planned) {
@@ -62,8 +75,8 @@ SpoolEntry entry_for(const Spool& spool, const std::string& name) {
     e.evaluations = r.evaluations;
     if (r.best) e.best_ms = r.best->time_median_ms;
     const bool done = r.generations_done >= r.generations_planned;
-    e.state = done ? CampaignState::done
-              : failed ? CampaignState::failed
+    e.state = done        ? CampaignState::done
+              : failed    ? CampaignState::failed
               : cancelled ? CampaignState::cancelled
               : r.running ? CampaignState::running
                           : CampaignState::queued;
@@ -131,7 +144,7 @@ void write_spool_table(std::ostream& out, const std::vector<SpoolEntry>& entries
     const std::string gen = std::to_string(e.generations_done) + "/" + std::to_string(e.generations_planned);
     const std::string tasks = e.tasks ? std::to_string(e.tasks_done) + "/" + std::to_string(e.tasks) : "-";
     std::snprintf(line, sizeof line, "%-24s %-9s %10s %9s %9d %10s %-16s %8s\n", e.campaign.c_str(), to_string(e.state),
-                  gen.c_str(), tasks.c_str(), e.evaluations, format_ms(e.best_ms).c_str(), e.jobs.c_str(),
+                  gen.c_str(), tasks.c_str(), e.evaluations, format_ms(e.best_ms).c_str(), jobs_text(e.jobs).c_str(),
                   format_duration(e.eta_s).c_str());
     out << line;
   }
@@ -154,11 +167,7 @@ void write_spool_json(std::ostream& out, const Spool& spool, const std::vector<S
     w.field("tasks_done", e.tasks_done).field("tasks", e.tasks).field("evaluations", e.evaluations);
     w.field("best_ms", e.best_ms).field("eta_s", e.eta_s);
     w.key("jobs").begin_array();
-    for (size_t start = 0; e.jobs != "-" && start <= e.jobs.size();) {
-      const size_t comma = std::min(e.jobs.find(',', start), e.jobs.size());
-      w.value(e.jobs.substr(start, comma - start));
-      start = comma + 1;
-    }
+    for (const auto& a : e.jobs) w.begin_object().field("job", a.job).field("target", a.target).end_object();
     w.end_array();
     w.field("reason", e.reason).end_object();
   }

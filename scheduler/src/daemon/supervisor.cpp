@@ -78,16 +78,16 @@ void Supervisor::handle_submit(const Request& r) {
     const bool failed = remove_file(spool_.failed_marker(r.name));
     slots_[r.name].failures = 0;
     slots_[r.name].not_before = {};
-    log_.info(r.name, cancelled || failed ? "re-submitted: resuming the " + std::string(cancelled ? "cancelled" : "failed") +
-                                                " campaign"
+    log_.info(r.name, cancelled || failed ? "re-submitted: resuming the " +
+                                                std::string(cancelled ? "cancelled" : "failed") + " campaign"
                                           : "re-submitted: already known, site.yaml updated");
     return;
   }
   fs::create_directories(dir.root());
   jobs::write_text_file_atomically(dir.site_config(), r.site_text);
   jobs::write_text_file_atomically(dir.campaign_config(), r.campaign_text);  // last: its presence makes a campaign
-  log_.info(r.name, "submitted: " + std::to_string(campaign.search.generations) + " generations, in " +
-                        dir.root().string());
+  log_.info(r.name,
+            "submitted: " + std::to_string(campaign.search.generations) + " generations, in " + dir.root().string());
 }
 
 void Supervisor::handle_cancel(const Request& r) {
@@ -102,7 +102,8 @@ void Supervisor::handle_cancel(const Request& r) {
   }
   // CANCELLED first, then SIGTERM: the child (and an executor's cleanup) sees the marker when the signal arrives,
   // and a daemon killed in between never restarts the campaign.
-  if (!state.cancelled) jobs::write_text_file_atomically(spool_.cancelled_marker(r.name), "cancelled " + jobs::iso8601_now() + "\n");
+  if (!state.cancelled)
+    jobs::write_text_file_atomically(spool_.cancelled_marker(r.name), "cancelled " + jobs::iso8601_now() + "\n");
   Slot& slot = slots_[r.name];
   if (slot.pid > 0 && !slot.cancelling) {
     ::kill(slot.pid, SIGTERM);
@@ -132,7 +133,16 @@ int Supervisor::start_due_campaigns() {
     }
     if (state.done()) continue;
     ++with_work;
-    if (now >= slot.not_before) start(name, slot, state);
+    if (now < slot.not_before) continue;
+    // A previous driver may still be stopping (a killed daemon's child finishing its SIGTERM), or a person runs
+    // `kforge run` on the folder: wait for the lock instead of starting a child that would fail on it.
+    if (const long holder = campaign_driver_pid(spool_.campaign(name)); holder != 0) {
+      if (!slot.waiting) log_.info(name, "waiting: another process (pid " + std::to_string(holder) + ") drives it");
+      slot.waiting = true;
+      continue;
+    }
+    slot.waiting = false;
+    start(name, slot, state);
   }
   return with_work;
 }
@@ -193,7 +203,9 @@ void Supervisor::on_child_end(const std::string& name, Slot& slot, int status) {
     return;
   }
   std::string reason = "kforge run " + how;
-  if (exited_ok) reason += " with " + std::to_string(state.generations_done) + "/" + std::to_string(state.generations_planned) + " generations";
+  if (exited_ok)
+    reason += " with " + std::to_string(state.generations_done) + "/" + std::to_string(state.generations_planned) +
+              " generations";
   if (const std::string last = last_line_of(spool_.child_log(name)); !last.empty()) reason += ": " + last;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 2) {
     mark_failed(name, reason + " (an invalid configuration: not retried)");
@@ -207,8 +219,9 @@ void Supervisor::on_child_end(const std::string& name, Slot& slot, int status) {
   const int doublings = std::min(slot.failures - 1, 16);
   const milliseconds backoff = std::min(options_.max_backoff, options_.first_backoff * (1 << doublings));
   slot.not_before = Clock::now() + backoff;
-  log_.warning(name, reason + "; restart " + std::to_string(slot.failures) + "/" + std::to_string(options_.max_restarts) +
-                         " in " + std::to_string(backoff.count() / 1000.0).substr(0, 4) + " s (log " +
+  log_.warning(name, reason + "; restart " + std::to_string(slot.failures) + "/" +
+                         std::to_string(options_.max_restarts) + " in " +
+                         std::to_string(backoff.count() / 1000.0).substr(0, 4) + " s (log " +
                          spool_.child_log(name).string() + ")");
 }
 

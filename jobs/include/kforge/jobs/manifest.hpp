@@ -28,6 +28,7 @@ struct EvalSettings {
   std::string compiler = "c++";                 // host backend compiler
   std::string compile_flags = "-O3 -march=native";  // backend default flags (candidate flags are appended)
   bool compile_only = false;         // stop after compile + resource check (no device, or dry runs)
+  std::string replay_cache;          // replay backend: Kernel Tuner cache (.json.gz) whose measurements are looked up
   bool operator==(const EvalSettings&) const = default;
 };
 

@@ -43,8 +43,10 @@ class SearchStrategy {
 };
 
 // "random": uniform over the valid configurations, without repeats.
-// "default": the best measured strategy (a Gaussian-process surrogate with expected improvement, screening
-//            every valid configuration or a large sample of them, plus local search around the incumbent).
+// "default": the best measured strategy: a Gaussian-process surrogate on log time (ordinal + factors-of-two
+//            features, per-parameter lengthscales) choosing by expected improvement among every valid
+//            configuration (or a large sample of them, grown around each new incumbent) after 8 random ones.
+// "gp-*":    measured variants of "default" (bench/search_efficiency --strategy NAME).
 // Throws std::invalid_argument naming the known strategies for an unknown name, or for an empty space.
 std::unique_ptr<SearchStrategy> make_strategy(std::string_view name, std::vector<StrategyParameter> parameters,
                                               ValidityOracle valid, StrategyOptions options = {});

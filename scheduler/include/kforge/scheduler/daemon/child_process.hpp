@@ -20,7 +20,8 @@ std::string describe_wait_status(int status);
 
 // The argv of the child driving campaign directory `dir`:
 //   KFORGE run DIR/campaign.yaml --site DIR/site.yaml --out DIR
-std::vector<std::string> kforge_run_command(const std::filesystem::path& kforge_binary, const std::filesystem::path& dir);
+std::vector<std::string> kforge_run_command(const std::filesystem::path& kforge_binary,
+                                            const std::filesystem::path& dir);
 
 // kforge beside the running kforged, or $KFORGE_BIN when set. Throws std::runtime_error when it does not exist.
 std::filesystem::path locate_kforge_binary();

@@ -28,6 +28,12 @@ void cancel_campaign(const Spool& spool, const std::string& name);
 enum class CampaignState { queued, running, done, cancelled, failed };
 const char* to_string(CampaignState s);
 
+// A Slurm array of the generation in progress, from the executor's ledger DIR/gNNNN/slurm/jobs.
+struct ArrayJob {
+  std::string job;     // Slurm job id of the array
+  std::string target;  // the island's hardware target
+};
+
 // One line of `kforge status` over a spool.
 struct SpoolEntry {
   std::string campaign;
@@ -38,9 +44,9 @@ struct SpoolEntry {
   int tasks = 0;
   int evaluations = 0;
   double best_ms = jobs::kNaN;
-  std::string jobs = "-";       // Slurm job ids of the generation in progress (gNNNN/slurm/jobs), comma separated
-  double eta_s = jobs::kNaN;    // remaining generations at the mean pace so far; NaN when unknown
-  std::string reason;           // why it failed (FAILED's text), or why it could not be read
+  std::vector<ArrayJob> jobs;  // empty with the local executor
+  double eta_s = jobs::kNaN;   // remaining generations at the mean pace so far; NaN when unknown
+  std::string reason;          // why it failed (FAILED's text), or why it could not be read
 };
 
 // Every campaign of the spool, plus pending submits of new names (queued), sorted by name.

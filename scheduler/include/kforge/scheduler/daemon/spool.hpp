@@ -69,6 +69,10 @@ struct StoredState {
 // file when the directory is inconsistent.
 StoredState read_stored_state(const Spool& spool, const std::string& name);
 
+// The pid written in DIR/kforge.lock while some process holds that lock (a `kforge run`, perhaps one a dead
+// daemon left that is still stopping); 0 when nobody holds it, -1 when held but the pid is unreadable.
+long campaign_driver_pid(const CampaignDir& dir);
+
 // An exclusive flock on SPOOL/kforged.pid holding this process's pid, for the object's lifetime (the kernel
 // releases it when the process dies, kill -9 included). Throws SpoolError naming the holder's pid.
 class SpoolLock {

@@ -28,12 +28,12 @@ struct StoredState;
 struct DaemonOptions {
   std::filesystem::path spool;
   std::filesystem::path kforge_binary;
-  bool once = false;        // run every campaign to its end (done, cancelled or failed), then exit
-  int max_restarts = 5;     // a child failing more often than this marks its campaign FAILED
+  bool once = false;     // run every campaign to its end (done, cancelled or failed), then exit
+  int max_restarts = 5;  // a child failing more often than this marks its campaign FAILED
   std::chrono::milliseconds first_backoff{1000};  // doubled after each failure
   std::chrono::milliseconds max_backoff{60000};
-  std::chrono::milliseconds poll{1000};           // rescan at least this often
-  std::chrono::milliseconds stop_grace{30000};    // SIGTERM-ed children get this long before SIGKILL
+  std::chrono::milliseconds poll{1000};         // rescan at least this often
+  std::chrono::milliseconds stop_grace{30000};  // SIGTERM-ed children get this long before SIGKILL
 };
 
 class Supervisor {
@@ -50,6 +50,7 @@ class Supervisor {
     std::chrono::steady_clock::time_point not_before;  // backoff: no restart before this
     int generations_at_start = 0;                      // progress resets the failure count
     bool cancelling = false;                           // SIGTERM sent for a cancel
+    bool waiting = false;                              // another process holds the campaign lock
   };
 
   void handle_requests();

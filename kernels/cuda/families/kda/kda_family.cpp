@@ -1,0 +1,169 @@
+#include "kda/kda_family.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "host_data.hpp"
+
+namespace kforge::kernels::cuda {
+namespace {
+
+constexpr int D = KdaInputs::D;
+
+std::int64_t shared_floats(std::int64_t chunk, std::int64_t bv, std::int64_t stages) {
+  const std::int64_t stage = 3 * chunk * D + chunk * bv + chunk;
+  return stages * stage + D * bv + 2 * chunk * chunk + 2 * chunk * bv + D;
+}
+
+// q and k of unit length (as KDA's in-kernel L2 norm makes them), v in [-1, 1], alpha in [0.5, 1), beta in (0, 1).
+void fill_inputs(KdaInputs& in, std::mt19937_64& rng) {
+  const std::size_t rows = static_cast<std::size_t>(in.B) * in.T * in.H;
+  std::normal_distribution<float> normal(0.f, 1.f);
+  std::uniform_real_distribution<float> unit(0.f, 1.f);
+  auto unit_rows = [&](std::vector<float>& x) {
+    x.resize(rows * D);
+    for (std::size_t r = 0; r < rows; ++r) {
+      double norm = 0.0;
+      for (int c = 0; c < D; ++c) {
+        const float value = x[r * D + c] = normal(rng);
+        norm += static_cast<double>(value) * value;
+      }
+      for (int c = 0; c < D; ++c) x[r * D + c] = static_cast<float>(x[r * D + c] / std::sqrt(norm));
+    }
+  };
+  unit_rows(in.q);
+  unit_rows(in.k);
+  in.v.resize(rows * D);
+  for (auto& x : in.v) x = 2.f * unit(rng) - 1.f;
+  in.g.resize(rows * D);
+  for (auto& x : in.g) x = std::log(0.5f + 0.5f * unit(rng) * 0.999f);
+  in.beta.resize(rows);
+  for (auto& x : in.beta) x = 0.001f + 0.998f * unit(rng);
+}
+
+CheckOutcome check_kda(const KdaInputs& in, const std::vector<float>& o, const std::vector<float>& state, bool full,
+                       std::uint64_t seed) {
+  ToleranceCheck check("kda");
+  std::vector<double> ref_o, ref_state;
+  auto check_head = [&](int b, int h) {
+    kda_reference_head(in, b, h, ref_o, ref_state);
+    auto where = [&](const char* what, int t, int col) {
+      return [=] {
+        return std::string(what) + " [b=" + std::to_string(b) + ", t=" + std::to_string(t) + ", h=" +
+               std::to_string(h) + ", " + std::to_string(col) + "] (B=" + std::to_string(in.B) + " T=" +
+               std::to_string(in.T) + " H=" + std::to_string(in.H) + ")";
+      };
+    };
+    for (int t = 0; t < in.T; ++t)
+      for (int col = 0; col < D; ++col) {
+        const double ref = ref_o[static_cast<std::size_t>(t) * D + col];
+        const float got = o[((static_cast<std::size_t>(b) * in.T + t) * in.H + h) * D + col];
+        if (!check.element(got, ref, 1e-3 + 1e-3 * std::fabs(ref), where("o", t, col))) return false;
+      }
+    for (int c = 0; c < D; ++c)
+      for (int col = 0; col < D; ++col) {
+        const double ref = ref_state[static_cast<std::size_t>(c) * D + col];
+        const float got = state[((static_cast<std::size_t>(b) * in.H + h) * D + c) * D + col];
+        if (!check.element(got, ref, 1e-3 + 1e-3 * std::fabs(ref), where("final state row", c, col))) return false;
+      }
+    return true;
+  };
+  if (full) {
+    for (int b = 0; b < in.B; ++b)
+      for (int h = 0; h < in.H; ++h)
+        if (!check_head(b, h)) return check.outcome();
+  } else {  // one head of the main problem: a T x D^2 recurrence in double is the expensive part
+    std::mt19937_64 rng(seed);
+    check_head(static_cast<int>(rng() % in.B), static_cast<int>(rng() % in.H));
+  }
+  return check.outcome();
+}
+
+}  // namespace
+
+ParamSpace KdaFamily::space() const {
+  return {{"CHUNK", {16, 32, 64}}, {"BV", {16, 32, 64, 128}}, {"WARPS", {2, 4, 8, 16}}, {"STAGES", {1, 2, 3}}};
+}
+
+jobs::Genome KdaFamily::default_genome() const {
+  jobs::Genome g;
+  g.params["CHUNK"] = std::int64_t{32};
+  g.params["BV"] = std::int64_t{64};
+  g.params["WARPS"] = std::int64_t{8};
+  g.params["STAGES"] = std::int64_t{2};
+  return g;
+}
+
+std::optional<std::string> KdaFamily::invalid_reason(const jobs::Genome& g) const {
+  return outside_space(space(), g);  // shared memory over the limit is a resource_reject, not invalid
+}
+
+std::string KdaFamily::render(const jobs::Genome& g) const {
+  if (auto why = invalid_reason(g)) throw std::invalid_argument("kda (cuda): " + *why);
+  std::string out = "// kforge kda (cuda) candidate: " + g.to_text() + "\n";
+  for (const char* name : {"CHUNK", "BV", "WARPS", "STAGES"})
+    out += "#define " + std::string(name) + " " + std::to_string(g.get_int(name)) + "\n";
+  return out + kda_kernel_body();
+}
+
+Problem KdaFamily::problem(const jobs::EvalSettings& settings) const {
+  Problem p{{"B", 1}, {"T", 8192}, {"H", 32}};
+  for (const auto& [name, value] : settings.problem) {
+    if (name == "D" && value == D) continue;
+    if (!p.count(name))
+      throw std::invalid_argument("kda (cuda): unknown problem size " + name + "=" + std::to_string(value) +
+                                  " (B, T, H; D must be 128)");
+    p[name] = value;
+  }
+  if (p["B"] <= 0 || p["T"] <= 0 || p["H"] <= 0 || p["H"] > 65535 || p["B"] > 65535 ||
+      p["B"] * p["T"] * p["H"] * D > (std::int64_t{1} << 31))
+    throw std::invalid_argument("kda (cuda): problem out of range: " + problem_text(p));
+  return p;
+}
+
+std::vector<Problem> KdaFamily::verification_problems(const Problem&) const {
+  return {{{"B", 1}, {"T", 1}, {"H", 1}}, {{"B", 1}, {"T", 37}, {"H", 2}}, {{"B", 2}, {"T", 200}, {"H", 3}}};
+}
+
+LaunchConfig KdaFamily::launch(const jobs::Genome& g, const Problem& p) const {
+  LaunchConfig l;
+  l.grid = {static_cast<unsigned>(D / g.get_int("BV")), static_cast<unsigned>(problem_value(p, "H")),
+            static_cast<unsigned>(problem_value(p, "B"))};
+  l.block[0] = static_cast<unsigned>(g.get_int("WARPS") * 32);
+  l.dynamic_shared_bytes = 4 * shared_floats(g.get_int("CHUNK"), g.get_int("BV"), g.get_int("STAGES"));
+  return l;
+}
+
+double KdaFamily::flop(const Problem& p) const {  // the recurrence: decay D^2, S^T k, update, S^T q: 2 D^2 each
+  return 7.0 * D * D * problem_value(p, "B") * problem_value(p, "T") * problem_value(p, "H");
+}
+
+double KdaFamily::bytes(const Problem& p) const {
+  const double rows = static_cast<double>(problem_value(p, "B")) * problem_value(p, "T") * problem_value(p, "H");
+  return 4.0 * (5.0 * rows * D + rows) + 4.0 * problem_value(p, "B") * problem_value(p, "H") * D * D;
+}
+
+HostCase KdaFamily::make_case(const Problem& problem, std::mt19937_64& rng, bool full_check) const {
+  auto in = std::make_shared<KdaInputs>();
+  in->B = static_cast<int>(problem_value(problem, "B"));
+  in->T = static_cast<int>(problem_value(problem, "T"));
+  in->H = static_cast<int>(problem_value(problem, "H"));
+  fill_inputs(*in, rng);
+  HostCase c;
+  c.problem = problem;
+  c.inputs = {to_bytes(in->q), to_bytes(in->k), to_bytes(in->v), to_bytes(in->g), to_bytes(in->beta)};
+  c.output_bytes = {in->q.size() * sizeof(float), static_cast<std::size_t>(in->B) * in->H * D * D * sizeof(float)};
+  c.args = [in](const std::vector<std::uint64_t>& i, const std::vector<std::uint64_t>& o) {
+    KernelArgs a;
+    for (int n = 0; n < 5; ++n) a.pointer(i.at(n));
+    a.pointer(o.at(0)).pointer(o.at(1)).i32(in->T).i32(in->H);
+    return a;
+  };
+  const std::uint64_t seed = rng();
+  c.check = [in, full_check, seed](const std::vector<Bytes>& outputs) {
+    return check_kda(*in, from_bytes<float>(outputs.at(0)), from_bytes<float>(outputs.at(1)), full_check, seed);
+  };
+  return c;
+}
+
+}  // namespace kforge::kernels::cuda

@@ -1,0 +1,80 @@
+#include "cublas_gemm.hpp"
+
+#include <dlfcn.h>
+
+#include <stdexcept>
+#include <string>
+
+#include <cublas_v2.h>
+
+namespace kforge::kernels::cuda {
+
+// Explicit types: cublas_api.h overloads cublasGemmEx for old code, so decltype cannot name it.
+struct CublasGemm::Api {
+  cublasStatus_t (*create)(cublasHandle_t*) = nullptr;
+  cublasStatus_t (*destroy)(cublasHandle_t) = nullptr;
+  cublasStatus_t (*set_stream)(cublasHandle_t, cudaStream_t) = nullptr;
+  cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
+                            const void*, cudaDataType, int, const void*, cudaDataType, int, const void*, void*,
+                            cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
+};
+
+namespace {
+
+template <typename Fn>
+void bind(void* library, const char* name, Fn& slot) {
+  slot = reinterpret_cast<Fn>(dlsym(library, name));
+  if (slot == nullptr) throw std::runtime_error(std::string("cublas baseline: libcublas lacks ") + name);
+}
+
+void check(cublasStatus_t status, const char* call) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string("cublas baseline: ") + call + " failed with cublasStatus_t " +
+                             std::to_string(static_cast<int>(status)));
+}
+
+}  // namespace
+
+CublasGemm::CublasGemm() : api_(new Api) {
+  for (const char* name : {"libcublas.so.13", "libcublas.so"}) {
+    library_ = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (library_ != nullptr) break;
+  }
+  if (library_ == nullptr) {
+    delete api_;
+    throw std::runtime_error("cublas baseline: cannot load libcublas.so.13 (add the CUDA toolkit's lib64 to "
+                             "LD_LIBRARY_PATH or drop \"cublas\" from evaluation.baselines)");
+  }
+  try {
+    bind(library_, "cublasCreate_v2", api_->create);
+    bind(library_, "cublasDestroy_v2", api_->destroy);
+    bind(library_, "cublasSetStream_v2", api_->set_stream);
+    bind(library_, "cublasGemmEx", api_->gemm_ex);
+    cublasHandle_t h = nullptr;
+    check(api_->create(&h), "cublasCreate");
+    handle_ = h;
+  } catch (...) {
+    dlclose(library_);
+    delete api_;
+    throw;
+  }
+}
+
+CublasGemm::~CublasGemm() {
+  if (handle_ != nullptr) api_->destroy(static_cast<cublasHandle_t>(handle_));
+  dlclose(library_);
+  delete api_;
+}
+
+void CublasGemm::run(CUstream stream, std::uint64_t a, std::uint64_t b, std::uint64_t c, int M, int N, int K) {
+  const auto h = static_cast<cublasHandle_t>(handle_);
+  check(api_->set_stream(h, reinterpret_cast<cudaStream_t>(stream)), "cublasSetStream");
+  const float alpha = 1.f, beta = 0.f;
+  // Row-major C = A B is column-major C^T = B^T A^T: swap the operands, no transposes.
+  check(api_->gemm_ex(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, reinterpret_cast<const void*>(b), CUDA_R_16BF, N,
+                      reinterpret_cast<const void*>(a), CUDA_R_16BF, K, &beta, reinterpret_cast<void*>(c), CUDA_R_32F,
+                      N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+        "cublasGemmEx");
+}
+
+}  // namespace kforge::kernels::cuda

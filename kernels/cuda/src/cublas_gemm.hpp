@@ -1,0 +1,28 @@
+#pragma once
+// The "cublas" baseline of the gemm family: cublasGemmEx with bf16 A and B, fp32 C and fp32 compute, on the
+// harness's stream. libcublas is dlopen()ed when the baseline is asked for, so kforge neither links it nor
+// needs it on machines without a GPU.
+#include <cstdint>
+
+#include <cuda.h>
+
+namespace kforge::kernels::cuda {
+
+class CublasGemm {
+ public:
+  CublasGemm();  // throws std::runtime_error naming the library or the call that failed
+  ~CublasGemm();
+  CublasGemm(const CublasGemm&) = delete;
+  CublasGemm& operator=(const CublasGemm&) = delete;
+
+  // C (M x N, fp32) = A (M x K, bf16) * B (K x N, bf16), all row-major; enqueued on `stream`.
+  void run(CUstream stream, std::uint64_t a, std::uint64_t b, std::uint64_t c, int M, int N, int K);
+
+ private:
+  struct Api;
+  void* library_ = nullptr;
+  void* handle_ = nullptr;
+  Api* api_ = nullptr;
+};
+
+}  // namespace kforge::kernels::cuda

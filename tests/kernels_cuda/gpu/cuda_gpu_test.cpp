@@ -1,0 +1,75 @@
+// The run stage on a real GPU: load, verify against the host reference, time, time the baselines; and a
+// broken kernel fails verification. Every test skips with the reason when there is no usable device.
+#include "cuda_test_support.hpp"
+#include "device.hpp"
+
+namespace kforge::kernels::cuda::test {
+namespace {
+
+// The island target whose cubins this machine's GPU runs ("" when neither).
+std::string target_of_this_gpu() {
+  const DeviceSession s;
+  const int cc = s.compute_capability();
+  return cc == 90 ? "hopper" : cc == 100 ? "blackwell" : "";
+}
+
+class CudaGpuTest : public CudaBackendTest, public ::testing::WithParamInterface<std::string> {
+ protected:
+  void SetUp() override {
+    CudaBackendTest::SetUp();
+    if (const std::string why = why_no_cuda_device(); !why.empty()) GTEST_SKIP() << why;
+    target_ = target_of_this_gpu();
+    if (target_.empty()) GTEST_SKIP() << "the GPU is neither sm_90 nor sm_100";
+    settings_.min_repeats = 3;
+    settings_.max_repeats = 10;
+    settings_.time_cap_s = 1.0;
+    if (GetParam() == "gemm") settings_.problem = {{"M", 1024}, {"N", 1024}, {"K", 1024}};
+    if (GetParam() == "kda") settings_.problem = {{"B", 1}, {"T", 512}, {"H", 4}};
+    if (GetParam() == "rmsnorm") settings_.problem = {{"rows", 1024}, {"hidden", 4096}};
+  }
+  std::string target_;
+};
+
+TEST_P(CudaGpuTest, DefaultCandidateLoadsVerifiesAndTimes) {
+  auto b = backend(GetParam());
+  const jobs::Candidate c = candidate(b->cuda_family(), b->cuda_family().default_genome());
+  const CompileResult r = compile(*b, c, target_);
+  ASSERT_TRUE(r.ok) << r.log;
+  b->load(r);
+  const VerifyResult v = b->verify(context(target_));
+  ASSERT_EQ(v.status, jobs::Status::ok) << v.evidence;
+  EXPECT_LE(v.max_abs_error, 1.0);
+  const TimeResult t = b->time(context(target_));
+  EXPECT_EQ(t.status, jobs::Status::ok) << t.evidence;
+  ASSERT_GE(t.samples_ms.size(), 1u);
+  for (double ms : t.samples_ms) EXPECT_GT(ms, 0.0);
+}
+
+TEST_P(CudaGpuTest, BaselinesAreTimed) {
+  settings_.baselines = {"reference"};
+  if (GetParam() == "gemm") settings_.baselines.push_back("cublas");
+  auto b = backend(GetParam());
+  const std::vector<jobs::Baseline> out = b->time_baselines(context(target_));
+  ASSERT_EQ(out.size(), settings_.baselines.size());
+  for (const auto& base : out) {
+    EXPECT_GT(base.time_median_ms, 0.0) << base.name;
+    EXPECT_GT(base.sample_count, 0) << base.name;
+  }
+}
+
+TEST_P(CudaGpuTest, KernelThatWritesNothingFailsVerification) {
+  auto b = backend(GetParam());
+  const std::string entry = b->cuda_family().entry_point();
+  const std::string lazy = "extern \"C\" __global__ void " + entry + "() {}\n";  // leaves the poison in place
+  const CompileResult r = compile(*b, candidate(b->cuda_family(), b->cuda_family().default_genome(), lazy), target_);
+  ASSERT_TRUE(r.ok) << r.log;
+  b->load(r);
+  const VerifyResult v = b->verify(context(target_));
+  EXPECT_EQ(v.status, jobs::Status::wrong_result) << v.evidence;
+  EXPECT_NE(v.evidence.find("NaN"), std::string::npos) << v.evidence;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryFamily, CudaGpuTest, ::testing::Values("gemm", "kda", "rmsnorm"));
+
+}  // namespace
+}  // namespace kforge::kernels::cuda::test
