@@ -1,6 +1,8 @@
 // Record equality (NaN means "not measured", so two unmeasured fields are equal) and the UTC timestamp.
 #include "kforge/jobs/record.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <ctime>
 #include <tuple>
@@ -32,6 +34,12 @@ bool EvalRecord::operator==(const EvalRecord& o) const {
 bool Baseline::operator==(const Baseline& o) const {
   return std::tie(name, sample_count, host, task) == std::tie(o.name, o.sample_count, o.host, o.task) &&
          same(time_median_ms, o.time_median_ms) && same(time_min_ms, o.time_min_ms);
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
 }
 
 std::string iso8601_now() {

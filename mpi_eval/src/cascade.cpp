@@ -39,16 +39,7 @@ std::string general(double v) {
 }
 
 jobs::EvalRecord record_skeleton(const jobs::Candidate& c, const jobs::TaskManifest& m, int rank) {
-  jobs::EvalRecord r;
-  r.candidate_id = c.id;
-  r.family = c.family.empty() ? m.family : c.family;
-  r.backend = c.backend.empty() ? m.backend : c.backend;
-  r.params = c.genome.to_text();
-  r.parents = c.parents;
-  r.op = c.op;
-  r.generation = c.generation;
-  r.island = c.island;
-  r.target = m.target;
+  jobs::EvalRecord r = jobs::record_for(c, m);
   stamp_place(r, rank);
   return r;
 }

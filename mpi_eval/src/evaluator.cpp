@@ -70,7 +70,7 @@ BaselineRun time_baselines(kernels::Backend& backend, const jobs::TaskManifest& 
   }
   for (auto& b : run.baselines) {
     b.task = m.task;
-    if (b.host.empty()) b.host = host_name();
+    if (b.host.empty()) b.host = jobs::host_name();
   }
   return run;
 }
@@ -118,7 +118,7 @@ jobs::Shard assemble_shard(const EvaluatorOptions& o, const jobs::TaskManifest& 
   jobs::Shard shard;
   shard.provenance.version = o.version;
   shard.provenance.created = jobs::iso8601_now();
-  shard.provenance.host = host_name();
+  shard.provenance.host = jobs::host_name();
   shard.provenance.campaign = m.campaign;
   shard.generation = m.generation;
   shard.island = m.island;

@@ -22,12 +22,6 @@ std::optional<std::int64_t> env_int(const char* name) {
 
 }  // namespace
 
-std::string host_name() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
-}
-
 SlurmIds slurm_ids_from_environment() {
   SlurmIds ids;
   if (auto job = env_int("SLURM_ARRAY_JOB_ID")) {
@@ -40,7 +34,7 @@ SlurmIds slurm_ids_from_environment() {
 }
 
 void stamp_place(jobs::EvalRecord& r, int rank) {
-  static const std::string host = host_name();
+  static const std::string host = jobs::host_name();
   const SlurmIds ids = slurm_ids_from_environment();
   r.host = host;
   r.slurm_job_id = ids.job_id;

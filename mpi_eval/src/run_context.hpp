@@ -7,7 +7,6 @@
 
 namespace kforge::mpi_eval {
 
-std::string host_name();  // gethostname(), "unknown" if it fails
 
 struct SlurmIds {
   std::int64_t job_id = -1;      // SLURM_ARRAY_JOB_ID, else SLURM_JOB_ID

@@ -11,6 +11,7 @@
 #include <random>
 #include <sstream>
 
+#include "detail/elapsed.hpp"
 #include "kforge/scheduler/gather.hpp"
 #include "kforge/scheduler/generation_plan.hpp"
 #include "kforge/scheduler/population.hpp"
@@ -49,9 +50,7 @@ jobs::Provenance CampaignRunner::provenance() const {
   p.version = KFORGE_VERSION;
   p.created = jobs::iso8601_now();
   p.config_hash = jobs::sha256_hex(campaign_.text + "\n---\n" + site_.text);
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  p.host = host;
+  p.host = jobs::host_name();
   p.campaign = campaign_.name;
   return p;
 }
@@ -140,8 +139,12 @@ void CampaignRunner::print_progress(const jobs::Generation& g, double seconds) c
   if (failed == 0) line << " 0";
   char buf[160];
   if (best) {
-    std::snprintf(buf, sizeof buf, "  best %.3f ms  speedup %.2fx", best->time_median_ms, best->speedup);
+    std::snprintf(buf, sizeof buf, "  best %.3f ms", best->time_median_ms);
     line << buf;
+    if (std::isfinite(best->speedup)) {  // families without a reference baseline have no speedup
+      std::snprintf(buf, sizeof buf, "  speedup %.2fx", best->speedup);
+      line << buf;
+    }
   } else {
     line << "  best -";
   }
@@ -149,18 +152,44 @@ void CampaignRunner::print_progress(const jobs::Generation& g, double seconds) c
   progress_ << line.str() << buf << std::endl;
 }
 
+void CampaignRunner::write_phase_times(int g, const jobs::Generation& generation, size_t tasks,
+                                       const PhaseTimes& t) const {
+  const double scheduler_s = t.plan_s + (t.execute_s - t.execute_waiting_s) + t.gather_s + t.select_write_s;
+  char json[1024];
+  std::snprintf(json, sizeof json,
+                "{\"generation\":%d,\"candidates\":%zu,\"tasks\":%zu,\"executor\":\"%s\",\"wall_s\":%.4f,"
+                "\"plan_s\":%.4f,\"execute_s\":%.4f,\"execute_waiting_s\":%.4f,\"slurm_calls_s\":%.4f,"
+                "\"gather_s\":%.4f,\"select_write_s\":%.4f,\"scheduler_s\":%.4f,\"scheduler_fraction\":%.5f}\n",
+                g, generation.records.size(), tasks, executor_.name().c_str(), t.wall_s, t.plan_s, t.execute_s,
+                t.execute_waiting_s, t.slurm_calls_s, t.gather_s, t.select_write_s, scheduler_s,
+                t.wall_s > 0 ? scheduler_s / t.wall_s : 0.0);
+  jobs::write_text_file_atomically(dir_.generation_dir(g) / "timings.json", json);
+}
+
 int CampaignRunner::run() {
   ArchiveView archive = ArchiveView::load(dir_);
   for (int g = static_cast<int>(archive.generations().size()); g < campaign_.search.generations; ++g) {
-    const auto started = std::chrono::steady_clock::now();
-    auto tasks = manifests_for(g, archive);
-    auto failed = run_missing_tasks(g, tasks);
-    Gathered gathered = gather_shards(dir_, tasks, failed);
-    jobs::Generation generation = assemble(g, tasks, archive, std::move(gathered));
-    jobs::write_generation(dir_.generation_file(g), generation);
-    jobs::rebuild_campaign_index(dir_.root(), provenance());
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    print_progress(generation, seconds);
+    PhaseTimes t;
+    detail::AddElapsedTo wall(t.wall_s);
+    const ExecutorTimes before = executor_.times();
+    std::vector<jobs::TaskManifest> tasks;
+    std::map<int, std::string> failed;
+    Gathered gathered;
+    jobs::Generation generation;
+    { detail::AddElapsedTo timed(t.plan_s); tasks = manifests_for(g, archive); }
+    { detail::AddElapsedTo timed(t.execute_s); failed = run_missing_tasks(g, tasks); }
+    { detail::AddElapsedTo timed(t.gather_s); gathered = gather_shards(dir_, tasks, failed); }
+    {
+      detail::AddElapsedTo timed(t.select_write_s);
+      generation = assemble(g, tasks, archive, std::move(gathered));
+      jobs::write_generation(dir_.generation_file(g), generation);
+      jobs::rebuild_campaign_index(dir_.root(), provenance());
+    }
+    t.execute_waiting_s = executor_.times().waiting_s - before.waiting_s;
+    t.slurm_calls_s = executor_.times().slurm_calls_s - before.slurm_calls_s;
+    t.wall_s = wall.seconds();
+    write_phase_times(g, generation, tasks.size(), t);
+    print_progress(generation, t.wall_s);
     archive.add(std::move(generation));
   }
   if (!fs::exists(dir_.index_file()) && !archive.generations().empty()) jobs::rebuild_campaign_index(dir_.root(), provenance());

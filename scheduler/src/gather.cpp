@@ -1,18 +1,8 @@
 #include "kforge/scheduler/gather.hpp"
 
-#include <unistd.h>
-
 #include <exception>
 
 namespace kforge::scheduler {
-
-namespace {
-std::string this_host() {
-  char buf[256] = {};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-}  // namespace
 
 bool shard_is_usable(const CampaignDir& dir, const jobs::TaskManifest& task) {
   try {
@@ -24,18 +14,11 @@ bool shard_is_usable(const CampaignDir& dir, const jobs::TaskManifest& task) {
 }
 
 jobs::EvalRecord infra_error_record(const jobs::Candidate& c, const jobs::TaskManifest& task, const std::string& why) {
-  jobs::EvalRecord r;
-  r.candidate_id = c.id;
-  r.family = c.family;
-  r.backend = c.backend;
-  r.params = c.genome.to_text();
-  r.parents = c.parents;
-  r.op = c.op;
+  jobs::EvalRecord r = jobs::record_for(c, task);
   r.generation = task.generation;
   r.island = task.island;
-  r.target = task.target;
   r.status = jobs::Status::infra_error;
-  r.host = this_host();
+  r.host = jobs::host_name();
   r.evaluated_at = jobs::iso8601_now();
   r.evidence = "task " + std::to_string(task.task) + " of generation " + std::to_string(task.generation) +
                " produced no usable record: " + why;

@@ -10,6 +10,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "detail/elapsed.hpp"
 #include "kforge/scheduler/executor.hpp"
 
 namespace kforge::scheduler {
@@ -84,7 +85,11 @@ std::vector<TaskEnd> LocalExecutor::run_all(const std::vector<TaskLaunch>& tasks
     }
     if (running.empty()) continue;
     int status = 0;
-    pid_t pid = stop_requested() ? -1 : ::waitpid(-1, &status, 0);
+    pid_t pid = -1;
+    if (!stop_requested()) {
+      detail::AddElapsedTo timed(times_.waiting_s);
+      pid = ::waitpid(-1, &status, 0);
+    }
     if (stop_requested()) {
       for (const auto& [child, index] : running) ::kill(child, SIGTERM);  // mpirun passes it on to its ranks
       for (const auto& [child, index] : running) ::waitpid(child, nullptr, 0);

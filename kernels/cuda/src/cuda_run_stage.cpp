@@ -35,10 +35,6 @@ int arch_number(const std::string& arch) {  // "sm_90a" -> 90
   return std::stoi(arch.substr(3));
 }
 
-std::string host_name() {
-  char name[256] = {};
-  return gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
-}
 
 }  // namespace
 
@@ -211,7 +207,7 @@ std::vector<jobs::Baseline> CudaBackend::time_baselines(const EvalContext& ctx) 
     b.time_median_ms = median_ms(samples);
     b.time_min_ms = *std::min_element(samples.begin(), samples.end());
     b.sample_count = static_cast<std::int32_t>(samples.size());
-    b.host = host_name();
+    b.host = jobs::host_name();
     out.push_back(std::move(b));
   }
   return out;

@@ -59,12 +59,6 @@ std::string compile_failure_log(const detail::ProcessResult& run, double timeout
   return run.output.empty() ? why : why + "\n" + tail(run.output, kLogTailBytes);
 }
 
-std::string host_name() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
-}
-
 }  // namespace
 
 std::string HostGemmBackend::render(const jobs::Candidate& c) const {
@@ -152,7 +146,7 @@ std::vector<jobs::Baseline> HostGemmBackend::time_baselines(const EvalContext& c
   for (const auto& name : s.baselines) kernels.push_back(gemm_baseline(name));  // all names checked first
   std::mt19937_64 rng(ctx.seed ^ kBaselineStream);
   gemm::Operands ops = gemm::random_operands(gemm::main_shape(s), rng);
-  const std::string host = host_name();
+  const std::string host = jobs::host_name();
   std::vector<jobs::Baseline> out;
   for (std::size_t n = 0; n < kernels.size(); ++n) {
     const gemm::GemmFn kernel = kernels[n];

@@ -1,4 +1,5 @@
 // The evaluation section: sandbox limits, timing policy, problem size and baselines (jobs::EvalSettings).
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -43,13 +44,31 @@ void read_limits(const MapReader& evaluation, jobs::EvalSettings& eval) {
   eval.compile_timeout_s = evaluation.get_number("compile_timeout_s", eval.compile_timeout_s, number_positive());
 }
 
+// The measured space a replay campaign answers from; relative paths are relative to the campaign file, and the
+// stored path is absolute so that manifests work from any task's working directory.
+void read_replay_cache(const MapReader& evaluation, CampaignConfig& campaign) {
+  const std::string allowed = "a Kernel Tuner cache file (.json or .json.gz), relative to the campaign file";
+  if (!evaluation.has("replay_cache")) {
+    if (campaign.backend == "replay") evaluation.fail_missing("replay_cache", "backend replay needs " + allowed);
+    return;
+  }
+  std::filesystem::path cache = evaluation.get_string("replay_cache", "", allowed);
+  if (cache.is_relative()) cache = std::filesystem::absolute(campaign.file).parent_path() / cache;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(cache, ec)) {
+    evaluation.fail("replay_cache", "no such file: " + cache.string(), allowed);
+  }
+  campaign.eval.replay_cache = cache.lexically_normal().string();
+}
+
 }  // namespace
 
 void read_evaluation(const MapReader& top, CampaignConfig& campaign) {
   MapReader evaluation =
       top.section("evaluation", {"problem", "baselines", "timeout_s", "cpu_limit_s", "memory_limit_mb", "file_limit_mb",
                                  "compile_timeout_s", "warmup", "min_repeats", "max_repeats", "target_spread",
-                                 "time_cap_s", "compiler", "compile_flags", "compile_only", "candidates_per_rank"});
+                                 "time_cap_s", "compiler", "compile_flags", "compile_only", "candidates_per_rank",
+                                 "replay_cache"});
   jobs::EvalSettings& eval = campaign.eval;
   eval.problem = read_problem(evaluation);
   eval.baselines = evaluation.get_string_list("baselines", eval.baselines, is_identifier,
@@ -64,6 +83,7 @@ void read_evaluation(const MapReader& top, CampaignConfig& campaign) {
   eval.compile_only = evaluation.get_bool("compile_only", eval.compile_only);
   campaign.candidates_per_rank =
       evaluation.get_int("candidates_per_rank", campaign.candidates_per_rank, int_at_least(1));
+  read_replay_cache(evaluation, campaign);
 }
 
 }  // namespace kforge::scheduler::config_detail

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "batch_script.hpp"
+#include "detail/elapsed.hpp"
 #include "job_ledger.hpp"
 #include "kforge/jobs/text_file.hpp"
 #include "kforge/slurm/slurm_client.hpp"
@@ -38,6 +39,13 @@ class SlurmExecutor final : public Executor {
 
   std::string name() const override { return "slurm (" + client_->backend_name() + ")"; }
 
+  // Every call into Slurm goes through here, so that the time spent inside Slurm is measured apart.
+  template <typename Call>
+  decltype(auto) slurm(Call&& call) {
+    detail::AddElapsedTo timed(times_.slurm_calls_s);
+    return call(*client_);
+  }
+
   std::vector<TaskEnd> run_all(const std::vector<TaskLaunch>& tasks) override {
     std::map<int, TaskEnd> ends;
     std::map<int, std::vector<TaskLaunch>> by_generation;
@@ -53,7 +61,7 @@ class SlurmExecutor final : public Executor {
         submit(ledger, generation, launches, wanted, active);
       } catch (const ConfigError&) {
         // The site is wrong for one island: what this call submitted for the others would run for nothing.
-        for (size_t i = attached; i < active.size(); ++i) client_->cancel(active[i].job);
+        for (size_t i = attached; i < active.size(); ++i) slurm([&](auto& c) { c.cancel(active[i].job); });
         throw;
       }
     }
@@ -71,14 +79,14 @@ class SlurmExecutor final : public Executor {
   void attach(const JobLedger& ledger, std::set<int>& wanted, std::vector<ActiveArray>& active) {
     for (const auto& entry : ledger.load()) {
       ActiveArray a{entry.job_id, entry.tasks, {}};
-      for (const auto& s : client_->array_task_states(entry.job_id)) {
+      for (const auto& s : slurm([&](auto& c) { return c.array_task_states(entry.job_id); })) {
         if (!s.is_finished()) a.open.insert(s.task_id);
       }
       if (a.open.empty()) continue;  // ended (or forgotten by slurmctld): the shards tell what it did
       std::cerr << "kforge: re-attached to Slurm array " << entry.job_id << " (" << a.open.size()
                 << " task(s) still queued or running)" << std::endl;
       for (int t : entry.tasks) wanted.erase(t);
-      for (auto& s : client_->array_task_states(entry.job_id)) a.open.insert(s.task_id);  // follow every task
+      for (auto& s : slurm([&](auto& c) { return c.array_task_states(entry.job_id); })) a.open.insert(s.task_id);  // follow every task
       active.push_back(std::move(a));
     }
   }
@@ -89,7 +97,7 @@ class SlurmExecutor final : public Executor {
     for (const auto& t : launches) {
       if (wanted.count(t.task)) by_target[t.target].push_back(t.task);
     }
-    const auto limits = client_->limits();
+    const auto limits = slurm([](auto& c) { return c.limits(); });
     size_t chunk = limits.max_array_size > 0 ? limits.max_array_size : 1000;
     for (const auto& [target, tasks] : by_target) {
       for (size_t begin = 0; begin < tasks.size();) {
@@ -119,7 +127,7 @@ class SlurmExecutor final : public Executor {
     kforge::slurm::ArraySubmission sub = submission_for(job, script);
     for (double wait_s = site_.slurm.poll_interval_s;; wait_s = std::min(wait_s * 2, 60.0)) {
       try {
-        const auto id = client_->submit_array(sub);
+        const auto id = slurm([&](auto& c) { return c.submit_array(sub); });
         ledger.record(LedgerEntry{id, k, target, tasks});
         std::cerr << "kforge: submitted " << job_name(job) << " as Slurm array " << id << " (" << tasks.size()
                   << " task(s))" << std::endl;
@@ -193,7 +201,7 @@ class SlurmExecutor final : public Executor {
 
   void poll(ActiveArray& a, std::map<int, TaskEnd>& ends) {
     if (a.open.empty()) return;
-    const auto states = client_->array_task_states(a.job);
+    const auto states = slurm([&](auto& c) { return c.array_task_states(a.job); });
     if (states.empty()) {  // forgotten by slurmctld (MinJobAge): the shards tell what happened
       for (auto i : a.open) {
         if (i < a.tasks.size()) ends[a.tasks[i]] = TaskEnd{a.tasks[i], false, "Slurm array " + std::to_string(a.job) + " is no longer known to slurmctld"};
@@ -216,12 +224,13 @@ class SlurmExecutor final : public Executor {
   // Sleeps in short steps; on SIGTERM/SIGINT it detaches (the arrays keep running and a restarted driver
   // re-attaches), or cancels them when the campaign was cancelled (DIR/CANCELLED exists).
   void sleep_checking_stop(double seconds, const std::vector<ActiveArray>& active) {
+    detail::AddElapsedTo timed(times_.waiting_s);
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     while (std::chrono::steady_clock::now() < until) {
       if (stop_requested()) {
         const bool cancelled = fs::exists(dir_.root() / "CANCELLED");
         for (const auto& a : active) {
-          if (cancelled && !a.open.empty()) client_->cancel(a.job);
+          if (cancelled && !a.open.empty()) slurm([&](auto& c) { c.cancel(a.job); });
         }
         throw StopRequested(cancelled ? "campaign cancelled: its Slurm arrays were cancelled"
                                       : "stopped by a signal: Slurm arrays left running; a restart re-attaches");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kforge/jobs/candidate.hpp"
+#include "kforge/jobs/record.hpp"
 
 namespace kforge::jobs {
 
@@ -51,6 +52,10 @@ struct TaskManifest {
 void write_manifest(const std::filesystem::path& path, const TaskManifest& m);
 // Throws std::runtime_error naming the file and what is wrong.
 TaskManifest read_manifest(const std::filesystem::path& path);
+
+// A record of one of the manifest's candidates with its identity, lineage and target filled in (status still
+// infra_error): the one place both the evaluator and the gatherer start a record from.
+EvalRecord record_for(const Candidate& c, const TaskManifest& m);
 
 // shard_path resolved against the manifest's folder.
 std::filesystem::path resolve_shard_path(const std::filesystem::path& manifest_path, const TaskManifest& m);

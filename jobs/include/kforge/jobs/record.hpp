@@ -78,5 +78,6 @@ inline double fitness_ms(const EvalRecord& r) {
 }
 
 std::string iso8601_now();  // UTC, seconds resolution
+std::string host_name();    // gethostname(), "unknown" if it fails
 
 }  // namespace kforge::jobs

@@ -18,6 +18,18 @@ namespace kforge::scheduler {
 // same campaign file (a different one throws: results of two campaigns must never mix).
 void prepare_campaign_dir(const CampaignDir& dir, const CampaignConfig& campaign, const SiteConfig& site);
 
+// Where one generation's wall time went; written to DIR/gNNNN/timings.json. Scheduler-side time is everything
+// but the executor's waiting for tasks; time inside Slurm calls is part of it and shown apart.
+struct PhaseTimes {
+  double wall_s = 0.0;
+  double plan_s = 0.0;          // breed, split, write manifests
+  double execute_s = 0.0;       // render, submit, poll, wait (run_all, retries included)
+  double execute_waiting_s = 0.0;
+  double slurm_calls_s = 0.0;
+  double gather_s = 0.0;        // read shards
+  double select_write_s = 0.0;  // selection, generation file, campaign index
+};
+
 class CampaignRunner {
  public:
   CampaignRunner(CampaignConfig campaign, SiteConfig site, CampaignDir dir, Executor& executor, std::ostream& progress);
@@ -30,6 +42,7 @@ class CampaignRunner {
   jobs::Generation assemble(int generation, const std::vector<jobs::TaskManifest>& tasks, const ArchiveView& archive,
                             Gathered gathered);
   void print_progress(const jobs::Generation& g, double seconds) const;
+  void write_phase_times(int generation, const jobs::Generation& g, size_t tasks, const PhaseTimes& t) const;
   jobs::Provenance provenance() const;
 
   CampaignConfig campaign_;

@@ -25,12 +25,22 @@ struct TaskEnd {
   std::string reason;      // "exited with code 3", "killed by signal 9", "could not start mpirun: ..."
 };
 
+// Where an executor's time went, cumulative since it was made (for the scheduler-overhead benchmark).
+struct ExecutorTimes {
+  double waiting_s = 0.0;      // blocked until tasks end (sleeping between polls, waitpid)
+  double slurm_calls_s = 0.0;  // inside Slurm calls (submit, state queries, cancel)
+};
+
 class Executor {
  public:
   virtual ~Executor() = default;
   virtual std::string name() const = 0;
+  virtual ExecutorTimes times() const { return times_; }
   // Runs every task to its end; returns one TaskEnd per launch, in launch order.
   virtual std::vector<TaskEnd> run_all(const std::vector<TaskLaunch>& tasks) = 0;
+
+ protected:
+  ExecutorTimes times_;
 };
 
 class LocalExecutor final : public Executor {
