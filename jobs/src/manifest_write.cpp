@@ -56,6 +56,7 @@ void emit_settings(YAML::Emitter& out, const EvalSettings& s) {
   out << YAML::Key << "compile_flags" << YAML::Value << s.compile_flags;
   out << YAML::Key << "compile_only" << YAML::Value << s.compile_only;
   out << YAML::Key << "replay_cache" << YAML::Value << s.replay_cache;
+  out << YAML::Key << "max_spill_bytes" << YAML::Value << s.max_spill_bytes;
   out << YAML::EndMap;
 }
 

@@ -37,6 +37,8 @@ class CudaBackend final : public Backend {
   CompileResult compile_with(const std::string& source, const jobs::Candidate& c, const EvalContext& ctx,
                              CompileIn where);
   std::filesystem::path cache_root(const EvalContext& ctx) const;
+  // The campaign's evaluation.max_spill_bytes, or the backend option when that is larger.
+  std::int64_t spill_limit(const EvalContext& ctx) const;
   DeviceSession& session();
 
   struct CaseRun;

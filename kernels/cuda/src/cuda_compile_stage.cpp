@@ -58,6 +58,10 @@ std::filesystem::path CudaBackend::cache_root(const EvalContext& ctx) const {
   return options_.cache_dir.empty() ? default_cache_dir(ctx.scratch / "cuda-cache") : options_.cache_dir;
 }
 
+std::int64_t CudaBackend::spill_limit(const EvalContext& ctx) const {
+  return std::max(options_.max_spill_bytes, ctx.settings ? ctx.settings->max_spill_bytes : std::int64_t{0});
+}
+
 CompileResult CudaBackend::compile(const std::string& source, const jobs::Candidate& c, const EvalContext& ctx) {
   return compile_with(source, c, ctx, CompileIn::forked_child);
 }
@@ -112,7 +116,7 @@ CompileResult CudaBackend::compile_with(const std::string& source, const jobs::C
     r.log += "[kforge] " + figures_text(*figures, launch, arch) + "\n";
   }
   const std::optional<std::string> over =
-      figures ? compiled_rejection(*figures, launch, arch, ResourceLimits{options_.max_spill_bytes}) : std::nullopt;
+      figures ? compiled_rejection(*figures, launch, arch, ResourceLimits{spill_limit(ctx)}) : std::nullopt;
   if (!entry->ok) {  // ptxas reports the figures of a kernel it then refuses (e.g. too much shared memory)
     return over ? rejected(r, jobs::Status::resource_reject, *over)
                 : rejected(r, jobs::Status::compile_error, entry->failure);

@@ -68,7 +68,7 @@ void read_evaluation(const MapReader& top, CampaignConfig& campaign) {
       top.section("evaluation", {"problem", "baselines", "timeout_s", "cpu_limit_s", "memory_limit_mb", "file_limit_mb",
                                  "compile_timeout_s", "warmup", "min_repeats", "max_repeats", "target_spread",
                                  "time_cap_s", "compiler", "compile_flags", "compile_only", "candidates_per_rank",
-                                 "replay_cache"});
+                                 "replay_cache", "max_spill_bytes"});
   jobs::EvalSettings& eval = campaign.eval;
   eval.problem = read_problem(evaluation);
   eval.baselines = evaluation.get_string_list("baselines", eval.baselines, is_identifier,
@@ -81,6 +81,7 @@ void read_evaluation(const MapReader& top, CampaignConfig& campaign) {
   eval.compile_flags =
       evaluation.get_string("compile_flags", eval.compile_flags, "a string of compiler flags, e.g. \"-O3\"");
   eval.compile_only = evaluation.get_bool("compile_only", eval.compile_only);
+  eval.max_spill_bytes = evaluation.get_int64("max_spill_bytes", eval.max_spill_bytes, int_at_least(0));
   campaign.candidates_per_rank =
       evaluation.get_int("candidates_per_rank", campaign.candidates_per_rank, int_at_least(1));
   read_replay_cache(evaluation, campaign);

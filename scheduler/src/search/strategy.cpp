@@ -41,6 +41,18 @@ const std::map<std::string, strategy::SurrogateTuning>& surrogate_variants() {
     strategy::SurrogateTuning align5 = aligned;
     align5.initial_random = 5;
     v["gp-align-init5"] = align5;
+    strategy::SurrogateTuning maximin = aligned;
+    maximin.maximin_initial = true;
+    v["gp-maximin"] = maximin;
+    strategy::SurrogateTuning maximin5 = maximin;
+    maximin5.initial_random = 5;
+    v["gp-maximin5"] = maximin5;
+    strategy::SurrogateTuning exploit = aligned;
+    exploit.exploit_every = 3;
+    v["gp-exploit3"] = exploit;
+    strategy::SurrogateTuning early_ard = aligned;
+    early_ard.ard_observations_per_feature = 2;
+    v["gp-ard2"] = early_ard;
     // Measured best on the shared spaces (bench/search_efficiency, 20 repeats each).
     v["default"] = aligned;
     return v;

@@ -14,6 +14,9 @@ struct SurrogateTuning {
   bool ard = true;               // per-parameter lengthscales once there is enough data
   bool alignment = false;        // add factors-of-two features (EncodedSpace::features)
   double clip_quantile = 1.0;    // model min(log time, this quantile of the observed): focus on the fast region
+  bool maximin_initial = false;  // initial points spread out (greedy maximin over features) instead of random
+  int exploit_every = 0;         // every k-th surrogate pick is the lowest posterior mean instead of best EI
+  int ard_observations_per_feature = 4;  // per-parameter lengthscales once observations >= this * features
 };
 
 std::unique_ptr<SearchStrategy> make_random_strategy(std::vector<StrategyParameter> parameters, ValidityOracle valid,

@@ -18,6 +18,7 @@ namespace {
 constexpr std::size_t kSampledPoolSize = 20000;  // pool of a space too large to enumerate
 constexpr std::size_t kRefitUpTo = 240;          // beyond this, hyperparameters stay (refits cost O(n^2 pool))
 constexpr double kRefitGrowth = 1.4;             // refit when the observations grew by this factor
+constexpr int kMaximinSample = 200;              // candidates per maximin initial pick
 
 double expected_improvement(double best, double mean, double variance, double xi) {
   const double sd = std::sqrt(variance);
@@ -56,7 +57,7 @@ class SurrogateStrategy final : public SearchStrategy {
   std::vector<jobs::Genome> ask(int n) override {
     std::vector<jobs::Genome> out;
     std::vector<std::size_t> picks = observed_.size() < static_cast<std::size_t>(tuning_.initial_random)
-                                         ? random_picks(n)
+                                         ? initial_picks(n)
                                          : surrogate_picks(n);
     for (const std::size_t i : picks) {
       s_.mark_seen(pool_[i]);
@@ -82,7 +83,8 @@ class SurrogateStrategy final : public SearchStrategy {
       }
     }
     if (observed_.size() >= next_refit_ && observed_.size() <= kRefitUpTo) {
-      gp_.refit(model_targets(), tuning_.ard);
+      gp_.refit(model_targets(), tuning_.ard,
+                static_cast<std::size_t>(tuning_.ard_observations_per_feature) * features_.front().size());
       next_refit_ = static_cast<std::size_t>(std::ceil(static_cast<double>(observed_.size()) * kRefitGrowth));
     }
   }
@@ -135,6 +137,40 @@ class SurrogateStrategy final : public SearchStrategy {
     return out;
   }
 
+  std::vector<std::size_t> initial_picks(int n) {
+    return tuning_.maximin_initial ? maximin_picks(n) : random_picks(n);
+  }
+
+  // Greedy maximin: among a random sample of unseen points, the one farthest (in features) from everything
+  // observed or already picked; the first point of an empty history is random.
+  std::vector<std::size_t> maximin_picks(int n) {
+    std::vector<std::size_t> out;
+    for (int k = 0; k < n; ++k) {
+      const std::vector<std::size_t> sample = random_picks(kMaximinSample);
+      std::size_t chosen = kNone;
+      double chosen_distance = -1.0;
+      for (const std::size_t j : sample) {
+        if (std::find(out.begin(), out.end(), j) != out.end()) continue;
+        double nearest = std::numeric_limits<double>::infinity();
+        for (const std::size_t i : observed_) nearest = std::min(nearest, squared_distance(i, j));
+        for (const std::size_t i : out) nearest = std::min(nearest, squared_distance(i, j));
+        if (nearest > chosen_distance) chosen_distance = nearest, chosen = j;
+      }
+      if (chosen == kNone) break;
+      out.push_back(chosen);
+    }
+    return out;
+  }
+
+  double squared_distance(std::size_t a, std::size_t b) const {
+    double d2 = 0.0;
+    for (std::size_t d = 0; d < features_[a].size(); ++d) {
+      const double t = features_[a][d] - features_[b][d];
+      d2 += t * t;
+    }
+    return d2;
+  }
+
   bool in_local_tail() const {
     if (budget_hint_ <= 0 || tuning_.local_tail_percent <= 0 || incumbent_ == kNone) return false;
     return static_cast<double>(observed_.size()) >= budget_hint_ * (1.0 - tuning_.local_tail_percent / 100.0);
@@ -149,11 +185,13 @@ class SurrogateStrategy final : public SearchStrategy {
     for (const double v : y) scale += (v - best) * (v - best);
     const double xi = tuning_.exploration * std::sqrt(scale / static_cast<double>(y.size()));
     const bool local = in_local_tail();
+    const bool exploit = tuning_.exploit_every > 0 && ++surrogate_rounds_ % tuning_.exploit_every == 0;
     std::vector<std::pair<double, std::size_t>> scored;
     for (std::size_t j = 0; j < pool_.size(); ++j) {
       if (s_.seen(pool_[j])) continue;
       if (local && !next_to_incumbent(j)) continue;
-      scored.emplace_back(expected_improvement(best, post.mean[j], post.variance[j], xi), j);
+      scored.emplace_back(exploit ? -post.mean[j] : expected_improvement(best, post.mean[j], post.variance[j], xi),
+                          j);
     }
     if (scored.empty()) return local ? std::vector<std::size_t>{} : random_picks(n);
     const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(std::max(n, 0)), scored.size());
@@ -187,6 +225,7 @@ class SurrogateStrategy final : public SearchStrategy {
   double best_log_time_ = kFailed;
   std::size_t incumbent_ = kNone;
   std::size_t next_refit_ = 2;
+  std::size_t surrogate_rounds_ = 0;
 };
 
 }  // namespace

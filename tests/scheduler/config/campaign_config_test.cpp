@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <variant>
 
@@ -132,6 +134,28 @@ TEST(CampaignConfig, EvaluationKeysMapOntoEvalSettings) {
   EXPECT_TRUE(c.eval.compile_only);
   EXPECT_EQ(c.eval.compile_flags, "");
   EXPECT_EQ(c.candidates_per_rank, 9);
+}
+
+TEST(CampaignConfig, ReplayCacheIsResolvedAgainstTheCampaignFileAndMustExist) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "kforge-replay-cache-test";
+  std::filesystem::create_directories(dir);
+  { std::ofstream(dir / "space.json.gz") << "x"; }
+  const std::string yaml =
+      "campaign: {name: r, family: conv, backend: replay, targets: [a100]}\n"
+      "space:\n  parameters:\n    x: [1, 2]\n"
+      "evaluation:\n  replay_cache: space.json.gz\n  max_spill_bytes: 64\n";
+  const CampaignConfig c = parse_campaign(yaml, dir / "c.yaml");
+  EXPECT_EQ(c.eval.replay_cache, (dir / "space.json.gz").string());
+  EXPECT_EQ(c.eval.max_spill_bytes, 64);
+  std::string missing = yaml;
+  missing.replace(missing.find("space.json.gz"), 13, "nothere.json");
+  try {
+    parse_campaign(missing, dir / "c.yaml");
+    FAIL() << "a missing replay cache was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(":6:17: evaluation.replay_cache: no such file: "), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -28,7 +28,8 @@ struct EvalSettings {
   std::vector<std::string> baselines;           // names of baselines to time, e.g. "reference", "openblas"
   std::string compiler = "c++";                 // host backend compiler
   std::string compile_flags = "-O3 -march=native";  // backend default flags (candidate flags are appended)
-  bool compile_only = false;         // stop after compile + resource check (no device, or dry runs)
+  bool compile_only = false;
+  std::int64_t max_spill_bytes = 0;  // cuda: a kernel spilling more than this is resource_reject before any GPU time         // stop after compile + resource check (no device, or dry runs)
   std::string replay_cache;          // replay backend: Kernel Tuner cache (.json.gz) whose measurements are looked up
   bool operator==(const EvalSettings&) const = default;
 };
