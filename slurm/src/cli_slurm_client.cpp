@@ -67,6 +67,7 @@ std::vector<std::string> sbatch_arguments(const ArraySubmission& s, const std::s
   add(argv, "--chdir", s.work_dir);
   add(argv, "--comment", s.comment);
   add(argv, "--wckey", s.wckey);
+  add(argv, "--exclude", s.exclude);
   if (s.requeue) argv.emplace_back(*s.requeue ? "--requeue" : "--no-requeue");
   argv.push_back(script_path);
   return argv;
@@ -184,6 +185,19 @@ std::uint32_t config_number(const std::map<std::string, std::string>& config, co
 SlurmLimits CliSlurmClient::limits() {
   const auto config = show_config();
   return SlurmLimits{config_number(config, "MaxArraySize"), config_number(config, "MaxJobCount")};
+}
+
+std::uint32_t CliSlurmClient::partition_node_count(const std::string& partition) {
+  const std::vector<std::string> argv{"scontrol", "show", "partition", partition, "--oneliner"};
+  const CommandResult result = run_command(argv);
+  if (result.exit_code != 0) throw detail::tool_error(argv, result);
+  // "PartitionName=hopper ... TotalCPUs=2 TotalNodes=1 ..."
+  const auto at = result.out.find("TotalNodes=");
+  const auto value = at == std::string::npos
+                         ? std::nullopt
+                         : detail::parse_uint(result.out.substr(at + 11, result.out.find(' ', at) - at - 11));
+  if (!value) throw SlurmError("'" + detail::command_line(argv) + "'", "no TotalNodes in its output", 0);
+  return *value;
 }
 
 std::string CliSlurmClient::version() { return config_value(show_config(), "SLURM_VERSION"); }

@@ -40,6 +40,7 @@ class JobDescription {
     desc_.tres_per_node = text(gres_as_tres(s.gres));
     desc_.comment = text(s.comment);
     desc_.wckey = text(s.wckey);
+    desc_.exc_nodes = text(s.exclude);
     const std::string work_dir = s.work_dir.empty() ? std::filesystem::current_path().string() : s.work_dir;
     desc_.work_dir = text(work_dir);
     desc_.std_out = text(s.output.empty() ? detail::kDefaultArrayOutput : s.output);
@@ -175,6 +176,17 @@ void LibSlurmClient::kill(const std::string& job_id_text) {
 void LibSlurmClient::cancel(JobId job) { kill(std::to_string(job)); }
 
 void LibSlurmClient::cancel(JobId job, std::uint32_t task) { kill(std::to_string(job) + "_" + std::to_string(task)); }
+
+std::uint32_t LibSlurmClient::partition_node_count(const std::string& partition) {
+  partition_info_msg_t* msg = nullptr;
+  KFORGE_SLURM_CALL(slurm_load_partitions(static_cast<time_t>(0), &msg, SHOW_ALL));
+  const std::unique_ptr<partition_info_msg_t, void (*)(partition_info_msg_t*)> owner(msg, &slurm_free_partition_info_msg);
+  for (std::uint32_t i = 0; i < msg->record_count; ++i) {
+    const partition_info_t& p = msg->partition_array[i];
+    if (p.name != nullptr && partition == p.name) return p.total_nodes;
+  }
+  throw SlurmError("slurm_load_partitions", "Invalid partition name specified: " + partition, ESLURM_INVALID_PARTITION_NAME);
+}
 
 SlurmLimits LibSlurmClient::limits() {
   const CtlConf loaded;

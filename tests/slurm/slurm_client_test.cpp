@@ -111,6 +111,25 @@ TEST_P(SlurmBackendTest, LimitsReportTheConfiguredMaxArraySize) {
   EXPECT_GT(limits.max_job_count, 0U);
 }
 
+TEST_P(SlurmBackendTest, PartitionNodeCountIsTheTestClustersOneNode) {
+  EXPECT_EQ(client_->partition_node_count("hopper"), 1U);
+  EXPECT_EQ(client_->partition_node_count("blackwell"), 1U);
+  EXPECT_THROW(client_->partition_node_count("no-such-partition"), SlurmError);
+}
+
+TEST_P(SlurmBackendTest, ExcludedNodesReachTheJob) {
+  ArraySubmission s = submission("exclude", "true", "0");
+  s.exclude = "node-that-does-not-exist";
+  // Slurm checks the node list at submission: an unknown node is refused with its own message, which proves
+  // the list reached the controller (a known node would make the only node of this cluster unusable).
+  try {
+    client_->submit_array(s);
+    FAIL() << "a job excluding an unknown node was accepted";
+  } catch (const SlurmError& e) {
+    EXPECT_NE(std::string(e.what()).find("node"), std::string::npos) << e.what();
+  }
+}
+
 TEST_P(SlurmBackendTest, UnknownPartitionIsRejectedWithSlurmsMessage) {
   ArraySubmission s = submission("bad-partition", "true", "0-1");
   s.partition = "no-such-partition";

@@ -2,6 +2,7 @@
 #include "kforge/scheduler/agents/agent_runner.hpp"
 
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <system_error>

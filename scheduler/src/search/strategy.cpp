@@ -53,6 +53,15 @@ const std::map<std::string, strategy::SurrogateTuning>& surrogate_variants() {
     strategy::SurrogateTuning early_ard = aligned;
     early_ard.ard_observations_per_feature = 2;
     v["gp-ard2"] = early_ard;
+    strategy::SurrogateTuning local3 = maximin;
+    local3.local_every = 3;
+    v["gp-mm-local3"] = local3;
+    strategy::SurrogateTuning local2 = maximin;
+    local2.local_every = 2;
+    v["gp-mm-local2"] = local2;
+    strategy::SurrogateTuning local3r2 = local3;
+    local3r2.local_radius = 2;
+    v["gp-mm-local3r2"] = local3r2;
     // Measured best on the shared spaces (bench/search_efficiency, 20 repeats each).
     v["default"] = aligned;
     return v;

@@ -176,7 +176,8 @@ class SurrogateStrategy final : public SearchStrategy {
     return static_cast<double>(observed_.size()) >= budget_hint_ * (1.0 - tuning_.local_tail_percent / 100.0);
   }
 
-  // The n unseen pool points of highest expected improvement (a batch shares one posterior).
+  // The n unseen pool points of highest expected improvement (a batch shares one posterior). Some rounds
+  // (tuning) look only next to the incumbent, or rank by posterior mean alone.
   std::vector<std::size_t> surrogate_picks(int n) {
     const std::vector<double> y = model_targets();
     const GpPosterior post = gp_.posterior(y);
@@ -184,16 +185,29 @@ class SurrogateStrategy final : public SearchStrategy {
     double scale = 0.0;  // xi is given in standard deviations of the observations
     for (const double v : y) scale += (v - best) * (v - best);
     const double xi = tuning_.exploration * std::sqrt(scale / static_cast<double>(y.size()));
-    const bool local = in_local_tail();
-    const bool exploit = tuning_.exploit_every > 0 && ++surrogate_rounds_ % tuning_.exploit_every == 0;
+    ++surrogate_rounds_;
+    const bool exploit = tuning_.exploit_every > 0 && surrogate_rounds_ % tuning_.exploit_every == 0;
+    const auto score = [&](std::size_t j) {
+      return exploit ? -post.mean[j] : expected_improvement(best, post.mean[j], post.variance[j], xi);
+    };
+    if (in_local_tail()) return top_scored(n, score, 2);
+    if (tuning_.local_every > 0 && incumbent_ != kNone && surrogate_rounds_ % tuning_.local_every == 0) {
+      std::vector<std::size_t> out = top_scored(n, score, tuning_.local_radius);
+      if (!out.empty()) return out;
+    }
+    std::vector<std::size_t> out = top_scored(n, score, kAnyDistance);
+    return out.empty() ? random_picks(n) : out;
+  }
+
+  // The n unseen pool points of highest score within `radius` changed parameters of the incumbent.
+  template <typename Score>
+  std::vector<std::size_t> top_scored(int n, const Score& score, int radius) {
     std::vector<std::pair<double, std::size_t>> scored;
     for (std::size_t j = 0; j < pool_.size(); ++j) {
       if (s_.seen(pool_[j])) continue;
-      if (local && !next_to_incumbent(j)) continue;
-      scored.emplace_back(exploit ? -post.mean[j] : expected_improvement(best, post.mean[j], post.variance[j], xi),
-                          j);
+      if (radius != kAnyDistance && !next_to_incumbent(j, radius)) continue;
+      scored.emplace_back(score(j), j);
     }
-    if (scored.empty()) return local ? std::vector<std::size_t>{} : random_picks(n);
     const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(std::max(n, 0)), scored.size());
     std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(k), scored.end(),
                       [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -202,15 +216,16 @@ class SurrogateStrategy final : public SearchStrategy {
     return out;
   }
 
-  bool next_to_incumbent(std::size_t j) const {
+  bool next_to_incumbent(std::size_t j, int radius) const {
     int differing = 0;
     const Point& a = pool_[j];
     const Point& b = pool_[incumbent_];
     for (std::size_t d = 0; d < a.size(); ++d) differing += a[d] != b[d];
-    return differing <= 2;
+    return differing <= radius;
   }
 
   static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  static constexpr int kAnyDistance = -1;
   std::string name_;
   StrategyState s_;
   SurrogateTuning tuning_;

@@ -57,6 +57,13 @@ std::string launch_command(const SlurmExecutorSpec& spec) {
   return "srun --mpi=" + spec.srun_mpi + " -n " + ranks;
 }
 
+std::string exclude_list(const std::set<std::string>& failed_nodes, std::uint32_t partition_nodes) {
+  if (failed_nodes.empty() || failed_nodes.size() >= partition_nodes) return "";
+  std::string list;
+  for (const auto& node : failed_nodes) list += (list.empty() ? "" : ",") + node;
+  return list;
+}
+
 std::string render_batch_script(const ArrayJob& job, const SlurmExecutorSpec& spec) {
   std::string text = embedded::kArraySbatchTemplate;
   std::string modules, environment;

@@ -1,6 +1,8 @@
 #pragma once
 // Renders slurm/templates/kforge-array.sbatch.in (compiled in) for one array of one island.
+#include <cstdint>
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include "kforge/scheduler/config.hpp"
@@ -27,5 +29,9 @@ std::string array_spec(const ArrayJob& job, const SlurmExecutorSpec& spec);  // 
 std::string launch_command(const SlurmExecutorSpec& spec);
 
 std::string render_batch_script(const ArrayJob& job, const SlurmExecutorSpec& spec);
+
+// --exclude for a retry: the nodes its tasks failed on, as long as the partition keeps at least one node;
+// "" when there is nothing to exclude or excluding would leave the partition empty.
+std::string exclude_list(const std::set<std::string>& failed_nodes, std::uint32_t partition_nodes);
 
 }  // namespace kforge::scheduler::slurm_detail

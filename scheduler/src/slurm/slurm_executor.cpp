@@ -125,6 +125,7 @@ class SlurmExecutor final : public Executor {
     const std::string script = render_batch_script(job, site_.slurm);
     jobs::write_text_file_atomically(ledger.script(k), script);
     kforge::slurm::ArraySubmission sub = submission_for(job, script);
+    sub.exclude = nodes_to_exclude(target, tasks);
     for (double wait_s = site_.slurm.poll_interval_s;; wait_s = std::min(wait_s * 2, 60.0)) {
       try {
         const auto id = slurm([&](auto& c) { return c.submit_array(sub); });
@@ -145,6 +146,21 @@ class SlurmExecutor final : public Executor {
         sleep_checking_stop(wait_s, {});
       }
     }
+  }
+
+  // A retried task avoids the nodes it failed on, where its partition has others.
+  std::string nodes_to_exclude(const std::string& target, const std::vector<int>& tasks) {
+    std::set<std::string> failed;
+    for (int t : tasks) {
+      if (auto it = failed_nodes_.find(t); it != failed_nodes_.end()) failed.insert(it->second.begin(), it->second.end());
+    }
+    if (failed.empty()) return "";
+    const std::string& partition = site_.slurm.targets.at(target).partition;
+    const auto nodes = slurm([&](auto& c) { return c.partition_node_count(partition); });
+    std::string list = exclude_list(failed, nodes);
+    std::cerr << "kforge: retry in partition " << partition << " (" << nodes << " node(s)): "
+              << (list.empty() ? "no node excluded, none would be left" : "excluding " + list) << std::endl;
+    return list;
   }
 
   kforge::slurm::ArraySubmission submission_for(const ArrayJob& job, const std::string& script) const {
@@ -214,6 +230,7 @@ class SlurmExecutor final : public Executor {
       a.open.erase(s.task_id);
       const int task = a.tasks[s.task_id];
       const bool ok = s.state == "COMPLETED" && s.exit_code == 0;
+      if (!ok && !s.node.empty()) failed_nodes_[task].insert(s.node);
       ends[task] = TaskEnd{task, ok, ok ? "" : "Slurm array task " + std::to_string(a.job) + "_" +
                                                    std::to_string(s.task_id) + " " + s.state + " (" + s.reason +
                                                    ", exit code " + std::to_string(s.exit_code) +
@@ -244,6 +261,7 @@ class SlurmExecutor final : public Executor {
   CampaignDir dir_;
   fs::path eval_binary_;
   std::unique_ptr<kforge::slurm::SlurmClient> client_;
+  std::map<int, std::set<std::string>> failed_nodes_;  // task -> nodes it failed on (this driver's lifetime)
 };
 
 }  // namespace

@@ -38,6 +38,7 @@ struct ArraySubmission {
   std::string comment;                              // --comment
   std::string wckey;                                // --wckey
   std::optional<bool> requeue;                      // --requeue / --no-requeue
+  std::string exclude;                              // --exclude, a node list (nodes that failed earlier tries)
   // Variables set in the job on top of the submitter's whole environment (sbatch --export=ALL).
   std::map<std::string, std::string> environment;
 };
@@ -80,6 +81,9 @@ class SlurmClient {
   virtual void cancel(JobId job, std::uint32_t task) = 0;
 
   virtual SlurmLimits limits() = 0;
+
+  // Nodes in a partition (TotalNodes); throws SlurmError for an unknown partition.
+  virtual std::uint32_t partition_node_count(const std::string& partition) = 0;
 
   // The controller's Slurm version, e.g. "22.05.8".
   virtual std::string version() = 0;
