@@ -137,6 +137,10 @@ int cmd_report(const std::vector<std::string>& args, bool status) {
     dir = spool_from(vm).campaign(dir.string()).root();  // NAME of a campaign in the spool
   }
   ks::CampaignReport r = ks::build_report(ks::CampaignDir(dir));
+  if (status && r.generations_done < r.generations_planned && fs::exists(ks::CampaignDir(dir).site_config())) {
+    const ks::SiteConfig site = ks::load_site(ks::CampaignDir(dir).site_config());
+    r.arrays = ks::slurm_array_progress(site, ks::CampaignDir(dir), r.generations_done);
+  }
   if (status) {
     json ? ks::write_status_json(std::cout, r) : ks::write_status_table(std::cout, r);
   } else {

@@ -85,7 +85,7 @@ std::map<int, std::string> CampaignRunner::run_missing_tasks(int generation, con
         failed.erase(end.task);
       } else {
         failed[end.task] = "attempt " + std::to_string(attempt + 1) + " " + end.reason + " (log: " +
-                           dir_.log(generation, end.task).string() + ")";
+                           (end.log.empty() ? dir_.log(generation, end.task).string() : end.log) + ")";
       }
     }
   }

@@ -5,6 +5,8 @@
 namespace kforge::scheduler {
 
 #ifndef KFORGE_HAVE_SLURM
+std::vector<ArrayProgress> slurm_array_progress(const SiteConfig&, const CampaignDir&, int) { return {}; }
+
 std::unique_ptr<Executor> make_slurm_executor(const SiteConfig& site, const std::string&, const CampaignDir&,
                                               const std::filesystem::path&) {
   throw std::runtime_error(site.file.string() + ": executor slurm, but this kforge was built without libslurm "

@@ -90,6 +90,13 @@ void write_status_json(std::ostream& out, const CampaignReport& r) {
   write_status_counts(w, r.status_counts);
   w.field("best_time_ms", r.best ? r.best->time_median_ms : jobs::kNaN);
   w.field("best_id", r.best ? r.best->candidate_id : std::string());
+  w.key("arrays").begin_array();
+  for (const auto& a : r.arrays) {
+    w.begin_object().field("job", a.job).field("island", a.target).field("tasks", a.tasks).field("known", a.known);
+    w.field("pending", a.pending).field("running", a.running).field("done", a.done).field("failed", a.failed);
+    w.end_object();
+  }
+  w.end_array();
   w.end_object();
   out << "\n";
 }

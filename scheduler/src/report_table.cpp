@@ -81,6 +81,20 @@ void write_status_table(std::ostream& out, const CampaignReport& r) {
   std::snprintf(line, sizeof line, "%-20s %-8s %11s %11s %11d %12s\n", r.campaign.c_str(), state, gen.c_str(),
                 tasks.c_str(), r.evaluations, format(4, r.best ? r.best->time_median_ms : jobs::kNaN).c_str());
   out << line;
+  if (r.arrays.empty()) return;
+  std::snprintf(line, sizeof line, "\n%-12s %-12s %6s %8s %8s %6s %7s\n", "ARRAY_JOB", "ISLAND", "TASKS", "PENDING",
+                "RUNNING", "DONE", "FAILED");
+  out << line;
+  for (const auto& a : r.arrays) {
+    if (a.known) {
+      std::snprintf(line, sizeof line, "%-12s %-12s %6d %8d %8d %6d %7d\n", a.job.c_str(), a.target.c_str(), a.tasks,
+                    a.pending, a.running, a.done, a.failed);
+    } else {
+      std::snprintf(line, sizeof line, "%-12s %-12s %6d %s\n", a.job.c_str(), a.target.c_str(), a.tasks,
+                    "  ended (no longer known to slurmctld)");
+    }
+    out << line;
+  }
 }
 
 }  // namespace kforge::scheduler

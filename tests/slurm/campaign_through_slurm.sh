@@ -3,7 +3,8 @@
 #   A. a full two-island campaign: each island's arrays in its own partition with its own GRES; 6 tasks per
 #      island and generation are split into arrays of at most 4; every record evaluated exactly once
 #   B. scancel of one running array task: the task is resubmitted and the campaign completes with no loss
-#   C. kforge killed with SIGKILL while its arrays run, restarted: it re-attaches, nothing is evaluated twice
+#   C. kforge status lists each island's arrays with pending/running/done/failed tasks; kforge killed with
+#      SIGKILL while its arrays run, restarted: it re-attaches, nothing is evaluated twice
 #   D. a site naming a partition the cluster does not have: exit 2, the key and Slurm's message
 #   E. slurmd stopped in the middle of a generation and started again: the campaign completes, nothing lost
 #   F. an array task that exceeds its time limit, retries spent: its candidates are infra_error with Slurm's
@@ -69,6 +70,9 @@ echo "== C: SIGKILL the driver while its arrays run, restart"
 run "$WORK/c" > "$WORK/c1.log" 2>&1 &
 pid=$!
 wait_for_running "kforge:two-islands:g1:hopper" > /dev/null || { cat "$WORK/c1.log"; exit 1; }
+"$BIN/kforge" status "$WORK/c" | tee "$WORK/c-status.txt"  # squeue-like: each island's arrays and their tasks
+grep -qE '^[0-9]+ +hopper +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+' "$WORK/c-status.txt"
+grep -qE '^[0-9]+ +blackwell ' "$WORK/c-status.txt"
 kill -9 "$pid"
 wait "$pid" 2>/dev/null || true
 [[ ! -f "$WORK/c/gen-0001.h5" ]] || { echo "generation 1 ended before the kill"; exit 1; }

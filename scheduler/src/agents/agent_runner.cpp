@@ -37,8 +37,8 @@ std::string how_it_ended(const AgentSpec& spec, const agent_process::ProcessResu
 }
 
 AgentStatus status_of(const agent_process::ProcessResult& run, const ChildrenFile& file) {
-  if (!run.started || run.signal != 0 || (run.exit_code != 0 && !run.timed_out)) return AgentStatus::crashed;
-  if (run.timed_out) return AgentStatus::timed_out;
+  if (run.timed_out) return AgentStatus::timed_out;  // it ends by our SIGKILL, which is not a crash
+  if (!run.started || run.signal != 0 || run.exit_code != 0) return AgentStatus::crashed;
   if (!file.ok() || (file.children.empty() && !file.rejected.empty())) return AgentStatus::malformed;
   return AgentStatus::ok;
 }

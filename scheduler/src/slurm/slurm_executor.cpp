@@ -25,7 +25,19 @@ struct ActiveArray {
   kforge::slurm::JobId job = 0;
   std::vector<int> tasks;  // array task i evaluates tasks[i]
   std::set<std::uint32_t> open;  // array task ids not finished yet
+  std::string output;      // --output pattern; %a is the array task id
 };
+
+// DIR/gNNNN/logs/array-K-%a.out: where Slurm writes array K's tasks' output.
+fs::path array_output(const CampaignDir& dir, int generation, int k) {
+  return dir.generation_dir(generation) / "logs" / ("array-" + std::to_string(k) + "-%a.out");
+}
+
+std::string output_of(const ActiveArray& a, std::uint32_t task_id) {
+  std::string path = a.output;
+  if (auto at = path.find("%a"); at != std::string::npos) path.replace(at, 2, std::to_string(task_id));
+  return path;
+}
 
 class SlurmExecutor final : public Executor {
  public:
@@ -55,7 +67,7 @@ class SlurmExecutor final : public Executor {
       JobLedger ledger(dir_.generation_dir(generation) / "slurm");
       std::set<int> wanted;
       for (const auto& t : launches) wanted.insert(t.task);
-      attach(ledger, wanted, active);  // removes from `wanted` what a live array already covers
+      attach(ledger, generation, wanted, active);  // removes from `wanted` what a live array already covers
       const size_t attached = active.size();
       try {
         submit(ledger, generation, launches, wanted, active);
@@ -70,15 +82,15 @@ class SlurmExecutor final : public Executor {
     for (const auto& t : tasks) {
       auto it = ends.find(t.task);
       out.push_back(it != ends.end() ? it->second
-                                     : TaskEnd{t.task, false, "no Slurm array reported on this task"});
+                                     : TaskEnd{t.task, false, "no Slurm array reported on this task", ""});
     }
     return out;
   }
 
  private:
-  void attach(const JobLedger& ledger, std::set<int>& wanted, std::vector<ActiveArray>& active) {
+  void attach(const JobLedger& ledger, int ledger_generation, std::set<int>& wanted, std::vector<ActiveArray>& active) {
     for (const auto& entry : ledger.load()) {
-      ActiveArray a{entry.job_id, entry.tasks, {}};
+      ActiveArray a{entry.job_id, entry.tasks, {}, array_output(dir_, ledger_generation, entry.array_index).string()};
       for (const auto& s : slurm([&](auto& c) { return c.array_task_states(entry.job_id); })) {
         if (!s.is_finished()) a.open.insert(s.task_id);
       }
@@ -104,7 +116,7 @@ class SlurmExecutor final : public Executor {
         std::vector<int> part(tasks.begin() + static_cast<std::ptrdiff_t>(begin),
                               tasks.begin() + static_cast<std::ptrdiff_t>(std::min(tasks.size(), begin + chunk)));
         if (auto job = submit_array(ledger, generation, target, part, chunk)) {
-          active.push_back(ActiveArray{*job, part, {}});
+          active.push_back(ActiveArray{*job, part, {}, array_output(dir_, generation, last_array_index_).string()});
           for (std::uint32_t i = 0; i < part.size(); ++i) active.back().open.insert(i);
           begin += part.size();
         }
@@ -118,8 +130,7 @@ class SlurmExecutor final : public Executor {
                                                    const std::vector<int>& tasks, size_t& chunk) {
     const int k = ledger.next_array_index();
     ArrayJob job{campaign_, generation, target, k, static_cast<int>(tasks.size()), ledger.task_list(k),
-                 dir_.tasks_dir(generation), dir_.generation_dir(generation) / "logs" / ("array-" + std::to_string(k) + "-%a.out"),
-                 eval_binary_};
+                 dir_.tasks_dir(generation), array_output(dir_, generation, k), eval_binary_};
     fs::create_directories(dir_.generation_dir(generation) / "logs");
     ledger.write_task_list(k, tasks);
     const std::string script = render_batch_script(job, site_.slurm);
@@ -130,6 +141,7 @@ class SlurmExecutor final : public Executor {
       try {
         const auto id = slurm([&](auto& c) { return c.submit_array(sub); });
         ledger.record(LedgerEntry{id, k, target, tasks});
+        last_array_index_ = k;
         std::cerr << "kforge: submitted " << job_name(job) << " as Slurm array " << id << " (" << tasks.size()
                   << " task(s))" << std::endl;
         return id;
@@ -220,7 +232,11 @@ class SlurmExecutor final : public Executor {
     const auto states = slurm([&](auto& c) { return c.array_task_states(a.job); });
     if (states.empty()) {  // forgotten by slurmctld (MinJobAge): the shards tell what happened
       for (auto i : a.open) {
-        if (i < a.tasks.size()) ends[a.tasks[i]] = TaskEnd{a.tasks[i], false, "Slurm array " + std::to_string(a.job) + " is no longer known to slurmctld"};
+        if (i < a.tasks.size()) {
+          ends[a.tasks[i]] = TaskEnd{a.tasks[i], false,
+                                     "Slurm array " + std::to_string(a.job) + " is no longer known to slurmctld",
+                                     output_of(a, i)};
+        }
       }
       a.open.clear();
       return;
@@ -231,10 +247,11 @@ class SlurmExecutor final : public Executor {
       const int task = a.tasks[s.task_id];
       const bool ok = s.state == "COMPLETED" && s.exit_code == 0;
       if (!ok && !s.node.empty()) failed_nodes_[task].insert(s.node);
-      ends[task] = TaskEnd{task, ok, ok ? "" : "Slurm array task " + std::to_string(a.job) + "_" +
-                                                   std::to_string(s.task_id) + " " + s.state + " (" + s.reason +
-                                                   ", exit code " + std::to_string(s.exit_code) +
-                                                   (s.node.empty() ? "" : ", node " + s.node) + ")"};
+      ends[task] = TaskEnd{task, ok,
+                           ok ? "" : "Slurm array task " + std::to_string(a.job) + "_" + std::to_string(s.task_id) +
+                                         " " + s.state + " (" + s.reason + ", exit code " +
+                                         std::to_string(s.exit_code) + (s.node.empty() ? "" : ", node " + s.node) + ")",
+                           output_of(a, s.task_id)};
     }
   }
 
@@ -261,7 +278,8 @@ class SlurmExecutor final : public Executor {
   CampaignDir dir_;
   fs::path eval_binary_;
   std::unique_ptr<kforge::slurm::SlurmClient> client_;
-  std::map<int, std::set<std::string>> failed_nodes_;  // task -> nodes it failed on (this driver's lifetime)
+  std::map<int, std::set<std::string>> failed_nodes_;
+  int last_array_index_ = 0;  // of the array submit_array last submitted  // task -> nodes it failed on (this driver's lifetime)
 };
 
 }  // namespace

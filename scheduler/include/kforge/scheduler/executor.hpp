@@ -23,6 +23,7 @@ struct TaskEnd {
   int task = 0;
   bool succeeded = false;  // exited 0 (the shard is checked separately: a missing shard is never trusted)
   std::string reason;      // "exited with code 3", "killed by signal 9", "could not start mpirun: ..."
+  std::string log;         // where the task's output went, when not TaskLaunch::log (Slurm array output files)
 };
 
 // Where an executor's time went, cumulative since it was made (for the scheduler-overhead benchmark).

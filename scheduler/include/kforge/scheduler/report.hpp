@@ -31,6 +31,15 @@ struct Ancestor {
   double time_ms = jobs::kNaN;
 };
 
+// One Slurm array of the generation in progress, as the controller sees it now.
+struct ArrayProgress {
+  std::string job;     // array job id
+  std::string target;  // island
+  int tasks = 0;
+  int pending = 0, running = 0, done = 0, failed = 0;  // done = COMPLETED; failed = every other end state
+  bool known = true;   // false once slurmctld has forgotten the job (MinJobAge): the shards tell the rest
+};
+
 struct CampaignReport {
   std::string campaign;
   std::string directory;
@@ -45,6 +54,7 @@ struct CampaignReport {
   std::optional<jobs::EvalRecord> best;
   std::vector<Ancestor> lineage;            // the best candidate's ancestors, nearest first
   std::map<std::string, double> baseline_ms;  // baseline name -> median over the campaign's tasks
+  std::vector<ArrayProgress> arrays;          // Slurm sites only: the current generation's arrays
 };
 
 // Reads DIR (its configs and generation files); throws std::runtime_error naming what is missing.
