@@ -138,7 +138,7 @@ double GpModel::profile_log_likelihood(const std::vector<double>& y_std, const s
   return -0.5 * n * std::log(std::max(q / n, 1e-300)) - log_det;
 }
 
-void GpModel::refit(const std::vector<double>& y, bool per_feature_lengthscales, std::size_t ard_min_observations) {
+void GpModel::refit(const std::vector<double>& y, bool per_feature_lengthscales) {
   double mean = 0.0, scale = 1.0;
   const std::vector<double> z = standardised(y, mean, scale);
   const std::size_t dims = lengthscale_.size();
@@ -153,7 +153,7 @@ void GpModel::refit(const std::vector<double>& y, bool per_feature_lengthscales,
     }
   }
   // Per-feature lengthscales need enough data to be told apart from noise.
-  if (per_feature_lengthscales && obs_.size() >= ard_min_observations) {
+  if (per_feature_lengthscales && obs_.size() >= 4 * dims) {
     for (int sweep = 0; sweep < 2; ++sweep) {
       for (std::size_t d = 0; d < dims; ++d) {
         for (const double factor : {0.5, 0.7, 1.4, 2.0}) {

@@ -24,7 +24,7 @@ class GpModel {
   void add_pool_point(const Features& f);
   void add_observation(const Features& f);  // y values come later, in posterior()
   // Chooses lengthscales and nugget for the current observations (y standardised), then rebuilds the factors.
-  void refit(const std::vector<double>& y, bool per_feature_lengthscales, std::size_t ard_min_observations);
+  void refit(const std::vector<double>& y, bool per_feature_lengthscales);
   // Posterior over the pool for observations y (one per add_observation, same order).
   GpPosterior posterior(const std::vector<double>& y) const;
 

@@ -15,10 +15,7 @@ struct SurrogateTuning {
   bool alignment = false;        // add factors-of-two features (EncodedSpace::features)
   double clip_quantile = 1.0;    // model min(log time, this quantile of the observed): focus on the fast region
   bool maximin_initial = false;  // initial points spread out (greedy maximin over features) instead of random
-  int exploit_every = 0;         // every k-th surrogate pick is the lowest posterior mean instead of best EI
-  int local_every = 0;           // every k-th surrogate pick: best EI among points differing from the incumbent
-  int local_radius = 1;          // ... in at most this many parameters (any value of them)
-  int ard_observations_per_feature = 4;  // per-parameter lengthscales once observations >= this * features
+  bool stratified_initial = false;  // initial points balance each parameter's value bins (Latin-hypercube-like)
 };
 
 std::unique_ptr<SearchStrategy> make_random_strategy(std::vector<StrategyParameter> parameters, ValidityOracle valid,

@@ -19,6 +19,7 @@ constexpr std::size_t kSampledPoolSize = 20000;  // pool of a space too large to
 constexpr std::size_t kRefitUpTo = 240;          // beyond this, hyperparameters stay (refits cost O(n^2 pool))
 constexpr double kRefitGrowth = 1.4;             // refit when the observations grew by this factor
 constexpr int kMaximinSample = 200;              // candidates per maximin initial pick
+constexpr int kStratifiedSample = 50;            // candidates per stratified initial pick
 
 double expected_improvement(double best, double mean, double variance, double xi) {
   const double sd = std::sqrt(variance);
@@ -83,8 +84,7 @@ class SurrogateStrategy final : public SearchStrategy {
       }
     }
     if (observed_.size() >= next_refit_ && observed_.size() <= kRefitUpTo) {
-      gp_.refit(model_targets(), tuning_.ard,
-                static_cast<std::size_t>(tuning_.ard_observations_per_feature) * features_.front().size());
+      gp_.refit(model_targets(), tuning_.ard);
       next_refit_ = static_cast<std::size_t>(std::ceil(static_cast<double>(observed_.size()) * kRefitGrowth));
     }
   }
@@ -138,7 +138,38 @@ class SurrogateStrategy final : public SearchStrategy {
   }
 
   std::vector<std::size_t> initial_picks(int n) {
+    if (tuning_.stratified_initial) return stratified_picks(n);
     return tuning_.maximin_initial ? maximin_picks(n) : random_picks(n);
+  }
+
+  // Latin-hypercube-like: each parameter's values are split into as many bins as there are initial points;
+  // among a random sample of unseen points, the one whose bins were used least so far. Unlike maximin it has
+  // no pull towards the corners of the space.
+  std::vector<std::size_t> stratified_picks(int n) {
+    const auto bins = static_cast<std::size_t>(std::max(tuning_.initial_random, 1));
+    const auto bin_of = [&](std::size_t j, std::size_t d) {
+      return static_cast<std::size_t>(features_[j][d] * static_cast<double>(bins) * 0.999999);
+    };
+    const std::size_t dims = s_.space.feature_count();
+    std::vector<std::vector<int>> used(dims, std::vector<int>(bins, 0));
+    for (const std::size_t i : observed_) {
+      for (std::size_t d = 0; d < dims; ++d) ++used[d][bin_of(i, d)];
+    }
+    std::vector<std::size_t> out;
+    for (int k = 0; k < n; ++k) {
+      std::size_t chosen = kNone;
+      int chosen_collisions = std::numeric_limits<int>::max();
+      for (const std::size_t j : random_picks(kStratifiedSample)) {
+        if (std::find(out.begin(), out.end(), j) != out.end()) continue;
+        int collisions = 0;
+        for (std::size_t d = 0; d < dims; ++d) collisions += used[d][bin_of(j, d)];
+        if (collisions < chosen_collisions) chosen_collisions = collisions, chosen = j;
+      }
+      if (chosen == kNone) break;
+      for (std::size_t d = 0; d < dims; ++d) ++used[d][bin_of(chosen, d)];
+      out.push_back(chosen);
+    }
+    return out;
   }
 
   // Greedy maximin: among a random sample of unseen points, the one farthest (in features) from everything
@@ -176,8 +207,7 @@ class SurrogateStrategy final : public SearchStrategy {
     return static_cast<double>(observed_.size()) >= budget_hint_ * (1.0 - tuning_.local_tail_percent / 100.0);
   }
 
-  // The n unseen pool points of highest expected improvement (a batch shares one posterior). Some rounds
-  // (tuning) look only next to the incumbent, or rank by posterior mean alone.
+  // The n unseen pool points of highest expected improvement (a batch shares one posterior).
   std::vector<std::size_t> surrogate_picks(int n) {
     const std::vector<double> y = model_targets();
     const GpPosterior post = gp_.posterior(y);
@@ -185,16 +215,10 @@ class SurrogateStrategy final : public SearchStrategy {
     double scale = 0.0;  // xi is given in standard deviations of the observations
     for (const double v : y) scale += (v - best) * (v - best);
     const double xi = tuning_.exploration * std::sqrt(scale / static_cast<double>(y.size()));
-    ++surrogate_rounds_;
-    const bool exploit = tuning_.exploit_every > 0 && surrogate_rounds_ % tuning_.exploit_every == 0;
     const auto score = [&](std::size_t j) {
-      return exploit ? -post.mean[j] : expected_improvement(best, post.mean[j], post.variance[j], xi);
+      return expected_improvement(best, post.mean[j], post.variance[j], xi);
     };
     if (in_local_tail()) return top_scored(n, score, 2);
-    if (tuning_.local_every > 0 && incumbent_ != kNone && surrogate_rounds_ % tuning_.local_every == 0) {
-      std::vector<std::size_t> out = top_scored(n, score, tuning_.local_radius);
-      if (!out.empty()) return out;
-    }
     std::vector<std::size_t> out = top_scored(n, score, kAnyDistance);
     return out.empty() ? random_picks(n) : out;
   }
@@ -240,7 +264,6 @@ class SurrogateStrategy final : public SearchStrategy {
   double best_log_time_ = kFailed;
   std::size_t incumbent_ = kNone;
   std::size_t next_refit_ = 2;
-  std::size_t surrogate_rounds_ = 0;
 };
 
 }  // namespace

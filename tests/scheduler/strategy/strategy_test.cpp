@@ -116,7 +116,7 @@ TEST_P(EveryStrategy, SampledSpaceTooLargeToEnumerateStillGivesOnlyValidNewConfi
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Strategies, EveryStrategy, ::testing::Values("random", "default"));
+INSTANTIATE_TEST_SUITE_P(Strategies, EveryStrategy, ::testing::Values("random", "default", "gp-maximin", "gp-lhs"));
 
 TEST(StrategyFactory, RejectsAnUnknownNameListingTheKnownOnes) {
   try {
@@ -160,6 +160,43 @@ TEST(DefaultStrategy, FindsTheOptimumOfASmoothSpaceFasterThanItsSize) {
     }
   }
   EXPECT_GE(found, 4);
+}
+
+// The first `n` configurations a strategy asks for, told as they come.
+std::vector<jobs::Genome> first_asked(const std::string& name, std::uint64_t seed, int n) {
+  StrategyOptions options;
+  options.seed = seed;
+  auto s = make_strategy(name, parameters(), valid, options);
+  std::vector<jobs::Genome> out;
+  for (int i = 0; i < n; ++i) {
+    out.push_back(s->ask(1).at(0));
+    s->tell(out.back(), measure(out.back()));
+  }
+  return out;
+}
+
+TEST(SpaceFillingInitialDesign, StratifiedInitialPointsUseEveryTileValue) {
+  // 8 initial points over 4 tile values: a Latin-hypercube-like design uses each; 8 random draws miss one in
+  // about 40% of seeds, so this fails if the design degrades to random.
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    std::set<std::int64_t> tiles;
+    std::set<std::string> orders;
+    for (const jobs::Genome& g : first_asked("gp-lhs", seed, 8)) {
+      tiles.insert(g.get_int("tile"));
+      orders.insert(g.get_string("order"));
+    }
+    EXPECT_EQ(tiles.size(), 4u) << "seed " << seed;
+    EXPECT_EQ(orders.size(), 2u) << "seed " << seed;
+  }
+}
+
+TEST(SpaceFillingInitialDesign, MaximinSecondPointDiffersFromTheFirstInMostParameters) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const std::vector<jobs::Genome> g = first_asked("gp-maximin", seed, 2);
+    int differing = 0;
+    for (const auto& [name, value] : g[0].params) differing += g[1].params.at(name) != value;
+    EXPECT_GE(differing, 3) << g[0].to_text() << " then " << g[1].to_text();
+  }
 }
 
 }  // namespace
