@@ -62,7 +62,13 @@ std::vector<jobs::TaskManifest> CampaignRunner::manifests_for(int generation, co
     for (int t = 0; fs::exists(dir_.manifest(generation, t)); ++t) tasks.push_back(jobs::read_manifest(dir_.manifest(generation, t)));
     return tasks;
   }
-  tasks = plan_generation(campaign_, site_, space_, archive, generation);
+  std::vector<AgentReport> agents;
+  tasks = plan_generation(campaign_, site_, space_, archive, generation, dir_.generation_dir(generation) / "agents",
+                          &agents);
+  for (const auto& a : agents) {
+    progress_ << "agent " << a.agent << " (island " << a.island << "): " << a.status << ", " << a.accepted
+              << " children accepted, " << a.rejected << " rejected" << std::endl;
+  }
   fs::create_directories(dir_.tasks_dir(generation));
   fs::create_directories(dir_.shard(generation, 0).parent_path());
   for (const auto& t : tasks) jobs::write_manifest(dir_.manifest(generation, t.task), t);

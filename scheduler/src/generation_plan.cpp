@@ -5,6 +5,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "kforge/jobs/text_file.hpp"
+#include "kforge/scheduler/agents/agent_runner.hpp"
 #include "kforge/scheduler/population.hpp"
 
 namespace kforge::scheduler {
@@ -34,8 +36,64 @@ std::vector<Member> parents_of_island(const ArchiveView& archive, int island) {
   return parents;
 }
 
+// The brief an agent reads: the island's survivors, best first, with their evaluated sources and records.
+AgentBrief brief_for(const CampaignConfig& campaign, const ArchiveView& archive, const std::vector<Member>& parents,
+                     int generation, int island, int wanted) {
+  AgentBrief brief;
+  brief.campaign = campaign.name;
+  brief.family = campaign.family;
+  brief.backend = campaign.backend;
+  brief.target = campaign.targets.at(static_cast<size_t>(island));
+  brief.generation = generation;
+  brief.island = island;
+  brief.children_wanted = wanted;
+  brief.space = campaign.space;
+  std::vector<Member> sorted = parents;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Member& a, const Member& b) { return a.fitness_ms < b.fitness_ms; });
+  for (const auto& m : sorted) {
+    BriefParent p{m.candidate, {}};
+    if (const jobs::EvalRecord* r = archive.record(m.candidate.id, brief.target)) {
+      p.record = *r;
+      if (p.candidate.source.empty()) p.candidate.source = r->source;  // what was compiled: an agent edits that
+    }
+    brief.parents.push_back(std::move(p));
+  }
+  return brief;
+}
+
+// Runs every agent of the campaign for one island; returns their new, valid, unseen children.
+std::vector<jobs::Candidate> agent_children(const CampaignConfig& campaign, const SearchSpace& space,
+                                            const ArchiveView& archive, const std::vector<Member>& parents,
+                                            int generation, int island, std::set<std::string>& seen,
+                                            const std::filesystem::path& agents_dir, std::vector<AgentReport>* reports) {
+  std::vector<jobs::Candidate> out;
+  const CandidateTemplate tmpl{campaign.family, campaign.backend, campaign.compile_flags};
+  for (const auto& agent : campaign.agents) {
+    const int wanted = std::max(1, static_cast<int>(agent.weight * campaign.search.offspring + 0.5));
+    const AgentBrief brief = brief_for(campaign, archive, parents, generation, island, wanted);
+    const AgentSpec spec{agent.name, agent.command, agent.timeout_s,
+                         agents_dir / (agent.name + "-island" + std::to_string(island))};
+    const AgentOutcome outcome = run_agent(spec, brief, space);
+    AgentReport report{agent.name, island, std::string(to_string(outcome.status)), 0,
+                       static_cast<int>(outcome.rejected.size()), outcome.evidence};
+    for (auto& c : agent_candidates(outcome.children, brief, agent.name, tmpl)) {
+      if (report.accepted >= wanted || !seen.insert(c.id).second) continue;  // dedup: never evaluated twice
+      c.generation = generation;
+      c.island = island;
+      out.push_back(std::move(c));
+      ++report.accepted;
+    }
+    jobs::write_text_file_atomically(spec.working_dir / "outcome.txt",
+                                     "status: " + report.status + "\naccepted: " + std::to_string(report.accepted) +
+                                         "\nrejected: " + std::to_string(report.rejected) + "\n" + report.evidence + "\n");
+    if (reports) reports->push_back(std::move(report));
+  }
+  return out;
+}
+
 std::vector<jobs::Candidate> breed_island(const CampaignConfig& campaign, const SearchSpace& space,
-                                          const ArchiveView& archive, int generation, int island) {
+                                          const ArchiveView& archive, int generation, int island,
+                                          const std::filesystem::path& agents_dir, std::vector<AgentReport>* reports) {
   const std::string& target = campaign.targets.at(static_cast<size_t>(island));
   std::mt19937_64 rng(mix_seed(campaign.search.seed, static_cast<std::uint64_t>(generation),
                                static_cast<std::uint64_t>(island)));
@@ -46,8 +104,13 @@ std::vector<jobs::Candidate> breed_island(const CampaignConfig& campaign, const 
     int count = std::max(campaign.search.population, campaign.search.offspring);
     children = initial_candidates(space, count, tmpl, island, seen, rng);
   } else {
-    children = breed(space, parents_of_island(archive, island), campaign.search.offspring, campaign.search, tmpl,
-                     generation, island, seen, rng);
+    const std::vector<Member> parents = parents_of_island(archive, island);
+    if (!campaign.agents.empty() && !agents_dir.empty()) {
+      children = agent_children(campaign, space, archive, parents, generation, island, seen, agents_dir, reports);
+    }
+    const int builtin = std::max(0, campaign.search.offspring - static_cast<int>(children.size()));
+    auto bred = breed(space, parents, builtin, campaign.search, tmpl, generation, island, seen, rng);
+    children.insert(children.end(), bred.begin(), bred.end());
   }
   for (auto& c : children) {
     c.generation = generation;
@@ -88,11 +151,12 @@ std::vector<jobs::TaskManifest> split_into_tasks(const CampaignConfig& campaign,
 }
 
 std::vector<jobs::TaskManifest> plan_generation(const CampaignConfig& campaign, const SiteConfig& site,
-                                                const SearchSpace& space, const ArchiveView& archive,
-                                                int generation) {
+                                                const SearchSpace& space, const ArchiveView& archive, int generation,
+                                                const std::filesystem::path& agents_dir,
+                                                std::vector<AgentReport>* agent_reports) {
   std::vector<jobs::TaskManifest> tasks;
   for (int island = 0; island < static_cast<int>(campaign.targets.size()); ++island) {
-    auto children = breed_island(campaign, space, archive, generation, island);
+    auto children = breed_island(campaign, space, archive, generation, island, agents_dir, agent_reports);
     auto island_tasks = split_into_tasks(campaign, site, generation, island, children,
                                          static_cast<int>(tasks.size()));
     tasks.insert(tasks.end(), island_tasks.begin(), island_tasks.end());

@@ -63,6 +63,11 @@ void write_report_json(std::ostream& out, const CampaignReport& r) {
     w.field("best_time_ms", g.best_ms).field("best_speedup", g.best_speedup).end_object();
   }
   w.end_array();
+  w.key("operators").begin_object();
+  for (const auto& [op, c] : r.operators) {
+    w.key(op).begin_object().field("children", c.children).field("ok", c.ok).field("improved", c.improved).end_object();
+  }
+  w.end_object();
   w.key("baseline_time_ms").begin_object();
   for (const auto& [name, ms] : r.baseline_ms) w.field(name, ms);
   w.end_object();

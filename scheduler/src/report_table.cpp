@@ -48,6 +48,13 @@ void write_report_table(std::ostream& out, const CampaignReport& r) {
     out << line;
   }
   out << "\n";
+  std::snprintf(line, sizeof line, "%-24s %9s %5s %9s\n", "operator", "children", "ok", "improved");
+  out << line;
+  for (const auto& [op, c] : r.operators) {
+    std::snprintf(line, sizeof line, "%-24s %9d %5d %9d\n", op.c_str(), c.children, c.ok, c.improved);
+    out << line;
+  }
+  out << "\n";
   for (const auto& [name, ms] : r.baseline_ms) out << "baseline " << name << ": " << format(4, ms) << " ms\n";
   if (!r.best) {
     out << "best: none yet (no candidate evaluated ok)\n";

@@ -91,7 +91,8 @@ CampaignConfig parse_campaign(const std::string& text, const std::filesystem::pa
   using namespace config_detail;
   const std::string file_name = file.string();
   YAML::Node document = load_yaml(text, file_name);
-  MapReader top(document, "", file_name, {"campaign", "space", "search", "evaluation"}, {file_name, 1, 1});
+  MapReader top(document, "", file_name, {"campaign", "space", "search", "evaluation", "agents"},
+                {file_name, 1, 1});
   CampaignConfig config;
   config.file = file;
   config.text = text;
@@ -99,6 +100,7 @@ CampaignConfig parse_campaign(const std::string& text, const std::filesystem::pa
   config.space = read_space(top);
   config.search = read_search(top);
   read_evaluation(top, config);
+  read_agents(top, config);
   return config;
 }
 

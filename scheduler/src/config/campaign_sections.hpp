@@ -10,5 +10,6 @@ SpaceSpec read_space(const MapReader& top);
 SearchSpec read_search(const MapReader& top);
 // Fills the evaluation settings and candidates_per_rank of campaign.
 void read_evaluation(const MapReader& top, CampaignConfig& campaign);
+void read_agents(const MapReader& top, CampaignConfig& campaign);
 
 }  // namespace kforge::scheduler::config_detail

@@ -49,7 +49,7 @@ const std::map<std::string, strategy::SurrogateTuning>& surrogate_variants() {
     strategy::SurrogateTuning stratified = aligned;
     stratified.stratified_initial = true;
     v["gp-lhs"] = stratified;
-    // Measured best on the shared spaces (bench/search_efficiency, 50 repeats each (bench/search_efficiency)).
+    // Measured best on the shared spaces (bench/search_efficiency, 50 repeats each).
     v["default"] = aligned;
     return v;
   }();

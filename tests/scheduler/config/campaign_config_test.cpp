@@ -158,5 +158,38 @@ TEST(CampaignConfig, ReplayCacheIsResolvedAgainstTheCampaignFileAndMustExist) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(CampaignConfig, AgentsParseWithTheirCommandResolvedNextToTheCampaignFile) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "kforge-agents-config-test";
+  std::filesystem::create_directories(dir / "agents");
+  { std::ofstream(dir / "agents" / "a.py") << "pass\n"; }
+  const std::string yaml = std::string(kMinimalCampaign) +
+                           "agents:\n  - {name: rw, command: [python3, agents/a.py, --flag], weight: 0.5, timeout_s: 9}\n";
+  const CampaignConfig c = parse_campaign(yaml, dir / "c.yaml");
+  ASSERT_EQ(c.agents.size(), 1u);
+  EXPECT_EQ(c.agents[0].name, "rw");
+  EXPECT_EQ(c.agents[0].command,
+            (std::vector<std::string>{"python3", (dir / "agents" / "a.py").string(), "--flag"}));
+  EXPECT_DOUBLE_EQ(c.agents[0].weight, 0.5);
+  EXPECT_DOUBLE_EQ(c.agents[0].timeout_s, 9.0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CampaignErrors, AgentsWithoutCommandOrWithAWeightOutOfRangeNameTheKey) {
+  const std::string missing = std::string(kMinimalCampaign) + "agents:\n  - {name: rw}\n";
+  try {
+    parse_campaign(missing, "c.yaml");
+    FAIL() << "an agent without a command was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("agents[0].command: missing required key"), std::string::npos) << e.what();
+  }
+  const std::string heavy = std::string(kMinimalCampaign) + "agents:\n  - {name: rw, command: [x], weight: 1.5}\n";
+  try {
+    parse_campaign(heavy, "c.yaml");
+    FAIL() << "weight 1.5 was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("agents[0].weight"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace kforge::scheduler

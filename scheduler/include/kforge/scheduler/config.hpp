@@ -59,6 +59,15 @@ struct SearchSpec {
   std::uint64_t seed = 1;
 };
 
+// An external program used as a variation operator (docs/agents.md): it reads a brief, writes children.
+struct AgentOperatorConfig {
+  std::string name;                  // the children's op is "agent:<name>"
+  std::vector<std::string> command;  // argv; relative paths that exist next to the campaign file are made absolute
+  double weight = 0.25;              // share of each island's offspring asked of this agent
+  double timeout_s = 120.0;
+  SourceLocation where;
+};
+
 struct CampaignConfig {
   std::filesystem::path file;
   std::string text;              // the file's bytes (hashed into provenance)
@@ -71,6 +80,7 @@ struct CampaignConfig {
   SearchSpec search;
   jobs::EvalSettings eval;       // limits, timing policy, problem size, baselines
   int candidates_per_rank = 4;   // how much work one array task gets per rank
+  std::vector<AgentOperatorConfig> agents;  // from generation 1 on, beside the built-in operators
 };
 
 struct LocalExecutorSpec {

@@ -1,6 +1,8 @@
 #pragma once
 // One generation as work: breed each island's candidates and split them into task manifests.
 #include <cstdint>
+#include <filesystem>
+#include <string>
 #include <vector>
 
 #include "kforge/jobs/manifest.hpp"
@@ -10,10 +12,23 @@
 
 namespace kforge::scheduler {
 
-// Deterministic in (config, archive, generation): a driver killed before the manifests were complete plans
-// exactly the same work again.
+// What one agent operator did for one island of a generation (written to AGENT_DIR/outcome.txt as well).
+struct AgentReport {
+  std::string agent;
+  int island = 0;
+  std::string status;   // ok, crashed, timed_out, malformed
+  int accepted = 0;     // children that became candidates (valid, not seen before)
+  int rejected = 0;     // entries refused, with reasons in the evidence
+  std::string evidence;
+};
+
+// Deterministic in (config, archive, generation) for the built-in operators: a driver killed before the
+// manifests were complete plans the same work again. Agent operators (campaign.agents, from generation 1 on)
+// run in agents_dir/<agent>-island<k>; their failures are reported in `agent_reports`, never thrown.
 std::vector<jobs::TaskManifest> plan_generation(const CampaignConfig& campaign, const SiteConfig& site,
-                                                const SearchSpace& space, const ArchiveView& archive, int generation);
+                                                const SearchSpace& space, const ArchiveView& archive, int generation,
+                                                const std::filesystem::path& agents_dir = {},
+                                                std::vector<AgentReport>* agent_reports = nullptr);
 
 // Splits one island's candidates into tasks of ranks_per_task x candidates_per_rank; task numbers start at
 // first_task. Shard paths are relative to the manifest ("../shards/TTTT.h5").

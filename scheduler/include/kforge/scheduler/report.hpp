@@ -40,6 +40,13 @@ struct ArrayProgress {
   bool known = true;   // false once slurmctld has forgotten the job (MinJobAge): the shards tell the rest
 };
 
+// Credit of one variation operator (built-in or agent) over the campaign: how often its children beat their parents.
+struct OperatorCredit {
+  int children = 0;
+  int ok = 0;
+  int improved = 0;  // ok and faster than the best of its parents
+};
+
 struct CampaignReport {
   std::string campaign;
   std::string directory;
@@ -55,6 +62,7 @@ struct CampaignReport {
   std::vector<Ancestor> lineage;            // the best candidate's ancestors, nearest first
   std::map<std::string, double> baseline_ms;  // baseline name -> median over the campaign's tasks
   std::vector<ArrayProgress> arrays;          // Slurm sites only: the current generation's arrays
+  std::map<std::string, OperatorCredit> operators;  // op ("mutation", "agent:gemm-rewriter", ...) -> credit
 };
 
 // Reads DIR (its configs and generation files); throws std::runtime_error naming what is missing.
