@@ -3,6 +3,7 @@
 #include <string>
 
 #include "host/host_gemm_backend.hpp"
+#include "host/host_kda_backend.hpp"
 #include "kforge/kernels/backend.hpp"
 #include "replay/replay_backend.hpp"
 #ifdef KFORGE_HAVE_CUDA
@@ -19,10 +20,11 @@ namespace kforge::kernels {
 
 std::unique_ptr<Backend> make_backend(std::string_view backend, std::string_view family) {
   if (backend == "host" && family == "gemm") return std::make_unique<host::HostGemmBackend>();
+  if (backend == "host" && family == "kda") return std::make_unique<host::HostKdaBackend>();
   // replay serves any family: the measured space (settings.replay_cache) defines what a configuration is.
   if (backend == "replay") return std::make_unique<replay::ReplayBackend>(std::string(family));
   const std::string unknown = "no kernel backend for " + std::string(backend) + "/" + std::string(family) +
-                              " (known backend/family pairs: host/gemm, replay/any" KFORGE_CUDA_PAIRS ")";
+                              " (known backend/family pairs: host/gemm, host/kda, replay/any" KFORGE_CUDA_PAIRS ")";
 #ifdef KFORGE_HAVE_CUDA
   if (backend == "cuda") {
     try {

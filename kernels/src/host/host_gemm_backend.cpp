@@ -8,7 +8,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "detail/process.hpp"
+#include "host/cxx_compile.hpp"
 #include "host/gemm_baselines.hpp"
 #include "host/gemm_template.hpp"
 #include "timing.hpp"
@@ -16,48 +16,10 @@
 namespace kforge::kernels::host {
 namespace {
 
-constexpr std::size_t kLogTailBytes = 8 * 1024;
 constexpr int kSpotChecksPerSample = 16;
 // Seeds for the timing inputs differ from the verification inputs (same ctx.seed, different stream).
 constexpr std::uint64_t kTimingStream = 0x9e3779b97f4a7c15ull;
 constexpr std::uint64_t kBaselineStream = 0xc2b2ae3d27d4eb4full;
-
-const jobs::EvalSettings& settings_of(const EvalContext& ctx) {
-  if (ctx.settings == nullptr) throw std::invalid_argument("host gemm backend: EvalContext.settings is null");
-  return *ctx.settings;
-}
-
-std::string tail(const std::string& text, std::size_t bytes) {
-  return text.size() <= bytes ? text : "[... earlier output cut ...]\n" + text.substr(text.size() - bytes);
-}
-
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("host gemm backend: cannot write " + path.string());
-}
-
-std::vector<std::string> compiler_command(const jobs::EvalSettings& s, const jobs::Candidate& c) {
-  std::vector<std::string> argv = detail::split_on_whitespace(s.compiler);
-  if (argv.empty()) throw std::invalid_argument("host gemm backend: evaluation.compiler is empty");
-  for (const auto* flags : {&s.compile_flags, &c.compile_flags})
-    for (auto& flag : detail::split_on_whitespace(*flags)) argv.push_back(std::move(flag));
-  for (const char* fixed : {"-std=c++17", "-shared", "-fPIC", "-o", "candidate.so", "candidate.cpp"})
-    argv.emplace_back(fixed);
-  return argv;
-}
-
-std::string compile_failure_log(const detail::ProcessResult& run, double timeout_s) {
-  std::string why;
-  if (run.timed_out)
-    why = "compiler timed out after " + std::to_string(static_cast<long long>(timeout_s)) + " s";
-  else if (run.signal != 0)
-    why = "compiler killed by signal " + std::to_string(run.signal);
-  else
-    why = "compiler exited with status " + std::to_string(run.exit_code);
-  return run.output.empty() ? why : why + "\n" + tail(run.output, kLogTailBytes);
-}
 
 }  // namespace
 
@@ -67,19 +29,7 @@ std::string HostGemmBackend::render(const jobs::Candidate& c) const {
 }
 
 CompileResult HostGemmBackend::compile(const std::string& source, const jobs::Candidate& c, const EvalContext& ctx) {
-  const jobs::EvalSettings& s = settings_of(ctx);
-  std::filesystem::create_directories(ctx.scratch);
-  write_file(ctx.scratch / "candidate.cpp", source);
-  const auto timeout = std::chrono::milliseconds(static_cast<long long>(s.compile_timeout_s * 1000.0));
-  const detail::ProcessResult run = detail::run_process(compiler_command(s, c), ctx.scratch, timeout);
-
-  CompileResult result;
-  result.compile_ms = run.wall_ms;
-  result.artefact = std::filesystem::absolute(ctx.scratch / "candidate.so");
-  result.ok = run.succeeded() && std::filesystem::exists(result.artefact);
-  result.status = result.ok ? jobs::Status::ok : jobs::Status::compile_error;
-  result.log = result.ok ? tail(run.output, kLogTailBytes) : compile_failure_log(run, s.compile_timeout_s);
-  return result;  // registers, shared memory and spills do not apply on the host: they stay -1
+  return compile_shared_object(source, c, ctx, "host gemm backend");
 }
 
 void HostGemmBackend::load(const CompileResult& compiled) {
@@ -96,7 +46,7 @@ gemm::GemmFn HostGemmBackend::loaded_kernel() const {
 
 VerifyResult HostGemmBackend::verify(const EvalContext& ctx) {
   const gemm::GemmFn kernel = loaded_kernel();
-  const gemm::Shape main = gemm::main_shape(settings_of(ctx));
+  const gemm::Shape main = gemm::main_shape(settings_of(ctx, "host gemm backend"));
   std::mt19937_64 rng(ctx.seed);
   VerifyResult result;
   const std::vector<gemm::Shape> shapes = gemm::verification_shapes(main);
@@ -118,7 +68,7 @@ VerifyResult HostGemmBackend::verify(const EvalContext& ctx) {
 
 TimeResult HostGemmBackend::time(const EvalContext& ctx) {
   const gemm::GemmFn kernel = loaded_kernel();
-  const jobs::EvalSettings& s = settings_of(ctx);
+  const jobs::EvalSettings& s = settings_of(ctx, "host gemm backend");
   std::mt19937_64 rng(ctx.seed ^ kTimingStream);
   gemm::Operands ops = gemm::random_operands(gemm::main_shape(s), rng);
   const TimedSamples timed = sample_calls(
@@ -141,7 +91,7 @@ TimeResult HostGemmBackend::time(const EvalContext& ctx) {
 }
 
 std::vector<jobs::Baseline> HostGemmBackend::time_baselines(const EvalContext& ctx) {
-  const jobs::EvalSettings& s = settings_of(ctx);
+  const jobs::EvalSettings& s = settings_of(ctx, "host gemm backend");
   std::vector<gemm::GemmFn> kernels;
   for (const auto& name : s.baselines) kernels.push_back(gemm_baseline(name));  // all names checked first
   std::mt19937_64 rng(ctx.seed ^ kBaselineStream);

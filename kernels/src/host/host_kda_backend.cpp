@@ -1,0 +1,111 @@
+#include "host/host_kda_backend.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <stdexcept>
+
+#include "host/cxx_compile.hpp"
+#include "host/kda_baselines.hpp"
+#include "host/kda_template.hpp"
+#include "timing.hpp"
+
+namespace kforge::kernels::host {
+namespace {
+
+// Seeds for the timing inputs differ from the verification inputs (same ctx.seed, different stream).
+constexpr std::uint64_t kTimingStream = 0x9e3779b97f4a7c15ull;
+constexpr std::uint64_t kBaselineStream = 0xc2b2ae3d27d4eb4full;
+
+}  // namespace
+
+std::string HostKdaBackend::render(const jobs::Candidate& c) const {
+  if (!c.source.empty()) return c.source;
+  return render_kda_source(kda_params_from_genome(c.genome));
+}
+
+CompileResult HostKdaBackend::compile(const std::string& source, const jobs::Candidate& c, const EvalContext& ctx) {
+  return compile_shared_object(source, c, ctx, "host kda backend");
+}
+
+void HostKdaBackend::load(const CompileResult& compiled) {
+  kernel_ = nullptr;
+  library_ = SharedObject();  // unload the previous candidate before dlopen, which caches by path
+  library_ = SharedObject(compiled.artefact);
+  kernel_ = reinterpret_cast<kda::KdaFn>(library_.symbol(kda::kEntryPoint));
+}
+
+kda::KdaFn HostKdaBackend::loaded_kernel() const {
+  if (kernel_ == nullptr) throw std::logic_error("host kda backend: verify()/time() called before a successful load()");
+  return kernel_;
+}
+
+VerifyResult HostKdaBackend::verify(const EvalContext& ctx) {
+  const kda::KdaFn kernel = loaded_kernel();
+  const std::vector<kda::Shape> shapes = kda::verification_shapes(kda::main_shape(settings_of(ctx, "host kda backend")));
+  std::mt19937_64 rng(ctx.seed);
+  VerifyResult result;
+  for (std::size_t n = 0; n < shapes.size(); ++n) {
+    const kda::CheckOutcome outcome = kda::check_kernel(kernel, shapes[n], rng);
+    if (outcome.status != jobs::Status::ok) {
+      result.status = outcome.status;
+      result.evidence = outcome.evidence;
+      return result;
+    }
+    if (n == 0) {  // the error metrics are those of the main problem
+      result.max_abs_error = outcome.max_abs_error;
+      result.max_rel_error = outcome.max_rel_error;
+    }
+  }
+  result.status = jobs::Status::ok;
+  return result;
+}
+
+TimeResult HostKdaBackend::time(const EvalContext& ctx) {
+  const kda::KdaFn kernel = loaded_kernel();
+  const jobs::EvalSettings& s = settings_of(ctx, "host kda backend");
+  std::mt19937_64 rng(ctx.seed ^ kTimingStream);
+  kda::Inputs in = kda::random_inputs(kda::main_shape(s), rng);
+  const TimedSamples timed = sample_calls(
+      TimingPolicy::from(s), [&] { in.call(kernel); }, [&] { in.poison_o(); },
+      [&] { return kda::spot_check(in, rng); });
+
+  TimeResult result;
+  result.samples_ms = timed.samples_ms;
+  if (!timed.failure.empty()) {
+    result.status = jobs::Status::cheat_detected;  // right in verify(), wrong while being timed
+    result.evidence = timed.failure;
+    return result;
+  }
+  const double fastest = *std::min_element(timed.samples_ms.begin(), timed.samples_ms.end());
+  if (auto evidence = beyond_physical_ceiling(in.shape.flop(), fastest, kHostCeilingFlopPerS)) {
+    result.status = jobs::Status::cheat_detected;
+    result.evidence = *evidence;
+  }
+  return result;
+}
+
+std::vector<jobs::Baseline> HostKdaBackend::time_baselines(const EvalContext& ctx) {
+  const jobs::EvalSettings& s = settings_of(ctx, "host kda backend");
+  std::vector<kda::KdaFn> kernels;
+  for (const auto& name : s.baselines) kernels.push_back(kda_baseline(name));  // all names checked first
+  std::mt19937_64 rng(ctx.seed ^ kBaselineStream);
+  kda::Inputs in = kda::random_inputs(kda::main_shape(s), rng);
+  const std::string host = jobs::host_name();
+  std::vector<jobs::Baseline> out;
+  for (std::size_t n = 0; n < kernels.size(); ++n) {
+    const kda::KdaFn kernel = kernels[n];
+    // Same policy and the same poisoning before each call as the candidates get.
+    const TimedSamples timed = sample_calls(TimingPolicy::from(s), [&] { in.call(kernel); }, [&] { in.poison_o(); });
+    jobs::Baseline b;
+    b.name = s.baselines[n];
+    b.time_median_ms = median_of(timed.samples_ms);
+    b.time_min_ms = *std::min_element(timed.samples_ms.begin(), timed.samples_ms.end());
+    b.sample_count = static_cast<std::int32_t>(timed.samples_ms.size());
+    b.host = host;
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace kforge::kernels::host
