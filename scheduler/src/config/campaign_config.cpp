@@ -57,7 +57,8 @@ void read_campaign_section(const MapReader& top, CampaignConfig& config) {
 
 SearchSpec read_search(const MapReader& top) {
   MapReader search = top.section("search", {"generations", "population", "offspring", "elite", "tournament",
-                                            "mutation_rate", "crossover_rate", "seed"});
+                                            "mutation_rate", "crossover_rate", "seed", "migration_interval",
+                                            "migration_size"});
   SearchSpec s;
   s.generations = search.get_int("generations", s.generations, int_at_least(1));
   s.population = search.get_int("population", s.population, int_at_least(2));
@@ -82,6 +83,10 @@ SearchSpec read_search(const MapReader& top) {
                 "mutation_rate + crossover_rate = " + format_number(sum) + " exceeds 1",
                 "mutation_rate + crossover_rate <= 1; the rest are random immigrants");
   s.seed = search.get_uint64("seed", s.seed);
+  s.migration_interval = search.get_int("migration_interval", s.migration_interval, int_at_least(0));
+  IntRule migrants = int_between(1, s.population);
+  migrants.allowed += ", at most search.population";
+  s.migration_size = search.get_int("migration_size", s.migration_size, migrants);
   return s;
 }
 

@@ -42,6 +42,7 @@ class CampaignRunner {
   jobs::Generation assemble(int generation, const std::vector<jobs::TaskManifest>& tasks, const ArchiveView& archive,
                             Gathered gathered);
   void print_progress(const jobs::Generation& g, double seconds) const;
+  void migrate(std::vector<jobs::PopulationEntry>& population, int generation) const;
   void write_phase_times(int generation, const jobs::Generation& g, size_t tasks, const PhaseTimes& t) const;
   jobs::Provenance provenance() const;
 

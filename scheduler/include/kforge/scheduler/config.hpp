@@ -57,6 +57,8 @@ struct SearchSpec {
   double mutation_rate = 0.6;   // share of offspring from mutation
   double crossover_rate = 0.3;  // share from crossover; the rest are random immigrants
   std::uint64_t seed = 1;
+  int migration_interval = 0;   // every N generations each island's best move to the next island (ring); 0 = never
+  int migration_size = 1;       // how many migrate
 };
 
 // An external program used as a variation operator (docs/agents.md): it reads a brief, writes children.
