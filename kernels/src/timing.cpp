@@ -69,4 +69,31 @@ std::optional<std::string> beyond_physical_ceiling(double flop, double fastest_m
   return out.str();
 }
 
+TimeResult time_result(const TimedSamples& timed, double flop, double ceiling_flop_per_s) {
+  TimeResult result;
+  result.samples_ms = timed.samples_ms;
+  if (!timed.failure.empty()) {
+    result.status = jobs::Status::cheat_detected;
+    result.evidence = timed.failure;
+    return result;
+  }
+  if (timed.samples_ms.empty()) return result;
+  const double fastest = *std::min_element(timed.samples_ms.begin(), timed.samples_ms.end());
+  if (auto evidence = beyond_physical_ceiling(flop, fastest, ceiling_flop_per_s)) {
+    result.status = jobs::Status::cheat_detected;
+    result.evidence = *evidence;
+  }
+  return result;
+}
+
+jobs::Baseline baseline_from(const std::string& name, const TimedSamples& timed, const std::string& host) {
+  jobs::Baseline b;
+  b.name = name;
+  b.time_median_ms = median_of(timed.samples_ms);
+  if (!timed.samples_ms.empty()) b.time_min_ms = *std::min_element(timed.samples_ms.begin(), timed.samples_ms.end());
+  b.sample_count = static_cast<std::int32_t>(timed.samples_ms.size());
+  b.host = host;
+  return b;
+}
+
 }  // namespace kforge::kernels

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kforge/jobs/manifest.hpp"
+#include "kforge/kernels/backend.hpp"
 
 namespace kforge::kernels {
 
@@ -39,5 +40,12 @@ inline constexpr double kHostCeilingFlopPerS = 1e12;
 
 // Evidence ("faster than physically possible: X GFLOP/s ...") when flop / fastest sample exceeds the ceiling.
 std::optional<std::string> beyond_physical_ceiling(double flop, double fastest_ms, double ceiling_flop_per_s);
+
+// The verdict on a candidate's timed samples: cheat_detected when a call failed its spot check while being
+// timed (right in verify(), wrong under the clock) or the fastest call beats the physical ceiling.
+TimeResult time_result(const TimedSamples& timed, double flop, double ceiling_flop_per_s);
+
+// A baseline's figures from its timed samples.
+jobs::Baseline baseline_from(const std::string& name, const TimedSamples& timed, const std::string& host);
 
 }  // namespace kforge::kernels

@@ -74,20 +74,7 @@ TimeResult HostGemmBackend::time(const EvalContext& ctx) {
   const TimedSamples timed = sample_calls(
       TimingPolicy::from(s), [&] { ops.call(kernel); }, [&] { ops.poison_c(); },
       [&] { return gemm::spot_check(ops, rng, kSpotChecksPerSample); });
-
-  TimeResult result;
-  result.samples_ms = timed.samples_ms;
-  if (!timed.failure.empty()) {
-    result.status = jobs::Status::cheat_detected;  // right in verify(), wrong while being timed
-    result.evidence = timed.failure;
-    return result;
-  }
-  const double fastest = *std::min_element(timed.samples_ms.begin(), timed.samples_ms.end());
-  if (auto evidence = beyond_physical_ceiling(ops.shape.flop(), fastest, kHostCeilingFlopPerS)) {
-    result.status = jobs::Status::cheat_detected;
-    result.evidence = *evidence;
-  }
-  return result;
+  return time_result(timed, ops.shape.flop(), kHostCeilingFlopPerS);
 }
 
 std::vector<jobs::Baseline> HostGemmBackend::time_baselines(const EvalContext& ctx) {
@@ -102,13 +89,7 @@ std::vector<jobs::Baseline> HostGemmBackend::time_baselines(const EvalContext& c
     const gemm::GemmFn kernel = kernels[n];
     // Same policy and the same poisoning before each call as the candidates get.
     const TimedSamples timed = sample_calls(TimingPolicy::from(s), [&] { ops.call(kernel); }, [&] { ops.poison_c(); });
-    jobs::Baseline b;
-    b.name = s.baselines[n];
-    b.time_median_ms = median_of(timed.samples_ms);
-    b.time_min_ms = *std::min_element(timed.samples_ms.begin(), timed.samples_ms.end());
-    b.sample_count = static_cast<std::int32_t>(timed.samples_ms.size());
-    b.host = host;
-    out.push_back(std::move(b));
+    out.push_back(baseline_from(s.baselines[n], timed, host));
   }
   return out;
 }
