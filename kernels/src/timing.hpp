@@ -1,6 +1,7 @@
 #pragma once
 // The timing policy shared by candidates and baselines (EvalSettings: warmup, min/max repeats, target spread,
 // time cap), and the physical-ceiling check that flags results no CPU core could produce.
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -37,6 +38,10 @@ double spread_of(const std::vector<double>& values);  // (max - min) / median; 0
 
 // One CPU core does far below 1 TFLOP/s; a faster fp32 kernel skipped work or cheated the timer.
 inline constexpr double kHostCeilingFlopPerS = 1e12;
+
+// Seeds of the timing and baseline inputs: the same ctx.seed as verification, a different stream (xor-ed in).
+inline constexpr std::uint64_t kTimingStream = 0x9e3779b97f4a7c15ull;
+inline constexpr std::uint64_t kBaselineStream = 0xc2b2ae3d27d4eb4full;
 
 // Evidence ("faster than physically possible: X GFLOP/s ...") when flop / fastest sample exceeds the ceiling.
 std::optional<std::string> beyond_physical_ceiling(double flop, double fastest_ms, double ceiling_flop_per_s);

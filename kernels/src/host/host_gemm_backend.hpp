@@ -21,8 +21,7 @@ class HostGemmBackend final : public Backend {
  private:
   gemm::GemmFn loaded_kernel() const;  // throws std::logic_error before a successful load()
 
-  SharedObject library_;
-  gemm::GemmFn kernel_ = nullptr;
+  LoadedEntry<gemm::GemmFn> kernel_;
 };
 
 }  // namespace kforge::kernels::host

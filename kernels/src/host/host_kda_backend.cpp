@@ -11,14 +11,6 @@
 #include "timing.hpp"
 
 namespace kforge::kernels::host {
-namespace {
-
-// Seeds for the timing inputs differ from the verification inputs (same ctx.seed, different stream).
-constexpr std::uint64_t kTimingStream = 0x9e3779b97f4a7c15ull;
-constexpr std::uint64_t kBaselineStream = 0xc2b2ae3d27d4eb4full;
-
-}  // namespace
-
 std::string HostKdaBackend::render(const jobs::Candidate& c) const {
   if (!c.source.empty()) return c.source;
   return render_kda_source(kda_params_from_genome(c.genome));
@@ -29,15 +21,11 @@ CompileResult HostKdaBackend::compile(const std::string& source, const jobs::Can
 }
 
 void HostKdaBackend::load(const CompileResult& compiled) {
-  kernel_ = nullptr;
-  library_ = SharedObject();  // unload the previous candidate before dlopen, which caches by path
-  library_ = SharedObject(compiled.artefact);
-  kernel_ = reinterpret_cast<kda::KdaFn>(library_.symbol(kda::kEntryPoint));
+  kernel_.load(compiled.artefact, kda::kEntryPoint);
 }
 
 kda::KdaFn HostKdaBackend::loaded_kernel() const {
-  if (kernel_ == nullptr) throw std::logic_error("host kda backend: verify()/time() called before a successful load()");
-  return kernel_;
+  return kernel_.get("host kda backend");
 }
 
 VerifyResult HostKdaBackend::verify(const EvalContext& ctx) {

@@ -22,8 +22,7 @@ class HostKdaBackend final : public Backend {
  private:
   kda::KdaFn loaded_kernel() const;  // throws std::logic_error before a successful load()
 
-  SharedObject library_;
-  kda::KdaFn kernel_ = nullptr;
+  LoadedEntry<kda::KdaFn> kernel_;
 };
 
 }  // namespace kforge::kernels::host
