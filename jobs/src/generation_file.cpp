@@ -17,6 +17,7 @@ void write_generation_contents(hid_t file, const Generation& g) {
   h5::write_baselines(file, g.baselines);
   h5::write_candidates(file, g.candidates);
   h5::write_population(file, g.population);
+  h5::write_learning(file, g);
 }
 
 Generation read_generation_contents(hid_t file) {
@@ -27,6 +28,7 @@ Generation read_generation_contents(hid_t file) {
   g.baselines = h5::read_baselines(file);
   g.candidates = h5::read_candidates(file);
   g.population = h5::read_population(file);
+  h5::read_learning(file, g);
   return g;
 }
 

@@ -60,6 +60,8 @@ void write_attr(hid_t obj, const std::string& name, long long value) {
 
 bool has_attr(hid_t obj, const std::string& name) { return KFORGE_H5_CHECK(H5Aexists(obj, name.c_str())) > 0; }
 
+bool has_link(hid_t loc, const std::string& name) { return KFORGE_H5_CHECK(H5Lexists(loc, name.c_str(), H5P_DEFAULT)) > 0; }
+
 std::string read_string_attr(hid_t obj, const std::string& name) {
   if (!has_attr(obj, name)) throw std::runtime_error("attribute '" + name + "' is missing");
   Attribute attr(KFORGE_H5_CHECK(H5Aopen(obj, name.c_str(), H5P_DEFAULT)));

@@ -176,13 +176,14 @@ void write_records(hid_t file, const std::vector<EvalRecord>& records) {
   parents.reserve(records.size());
   for (const auto& r : records) parents.push_back(join_ids(r.parents, "record " + r.candidate_id));
   std::vector<RecordRow> rows;
-  std::vector<const char*> evidence, sources;
+  std::vector<const char*> evidence, sources, failed_cases;
   std::uint64_t offset = 0;
   for (std::size_t i = 0; i < records.size(); ++i) {
     rows.push_back(to_row(records[i], parents[i], offset));
     offset += records[i].samples_ms.size();
     evidence.push_back(records[i].evidence.c_str());
     sources.push_back(records[i].source.c_str());
+    failed_cases.push_back(records[i].failed_case.c_str());
   }
   Datatype mem = record_type();
   Dataset ds = write_table(file, "records", mem, packed_copy(mem), rows);
@@ -190,6 +191,7 @@ void write_records(hid_t file, const std::vector<EvalRecord>& records) {
   write_samples(file, records);
   write_string_column(file, "evidence", evidence);
   write_string_column(file, "sources", sources);
+  write_string_column(file, "failed_cases", failed_cases);
 }
 
 std::vector<EvalRecord> read_records(hid_t file) {
@@ -199,11 +201,17 @@ std::vector<EvalRecord> read_records(hid_t file) {
   std::vector<std::string> sources = read_string_column(file, "sources");
   require_rows("evidence", evidence.size(), "records", rows.size());
   require_rows("sources", sources.size(), "records", rows.size());
+  std::vector<std::string> failed_cases;  // schema 2; version-1 files have none
+  if (has_link(file, "failed_cases")) {
+    failed_cases = read_string_column(file, "failed_cases");
+    require_rows("failed_cases", failed_cases.size(), "records", rows.size());
+  }
   std::vector<EvalRecord> records;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     records.push_back(from_row(rows.rows()[i], samples));
     records.back().evidence = std::move(evidence[i]);
     records.back().source = std::move(sources[i]);
+    if (!failed_cases.empty()) records.back().failed_case = std::move(failed_cases[i]);
   }
   return records;
 }

@@ -67,6 +67,7 @@ EvalSettings read_settings(const Reader& r) {
   // Optional (added later): manifests written before the replay backend existed have no such key.
   if (r.has("replay_cache")) s.replay_cache = r.get<std::string>("replay_cache");
   if (r.has("max_spill_bytes")) s.max_spill_bytes = r.get<std::int64_t>("max_spill_bytes");
+  if (r.has("validation_cases")) s.validation_cases = r.get<std::vector<std::string>>("validation_cases");
   return s;
 }
 

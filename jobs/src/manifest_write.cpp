@@ -57,6 +57,9 @@ void emit_settings(YAML::Emitter& out, const EvalSettings& s) {
   out << YAML::Key << "compile_only" << YAML::Value << s.compile_only;
   out << YAML::Key << "replay_cache" << YAML::Value << s.replay_cache;
   out << YAML::Key << "max_spill_bytes" << YAML::Value << s.max_spill_bytes;
+  out << YAML::Key << "validation_cases" << YAML::Value << YAML::BeginSeq;
+  for (const auto& c : s.validation_cases) out << YAML::DoubleQuoted << c;
+  out << YAML::EndSeq;
   out << YAML::EndMap;
 }
 

@@ -1,5 +1,7 @@
-// Record equality (NaN means "not measured", so two unmeasured fields are equal) and the UTC timestamp.
+// Record and lesson equality (NaN means "not measured", so two unmeasured fields are equal) and the UTC timestamp.
 #include "kforge/jobs/record.hpp"
+
+#include "kforge/jobs/lessons.hpp"
 
 #include <unistd.h>
 
@@ -19,7 +21,7 @@ bool same(const std::vector<double>& a, const std::vector<double>& b) {
 auto identity_fields(const EvalRecord& r) {
   return std::tie(r.candidate_id, r.family, r.backend, r.params, r.parents, r.op, r.generation, r.island, r.target,
                   r.status, r.sample_count, r.registers, r.shared_bytes, r.spill_bytes, r.host, r.gpu_model,
-                  r.slurm_job_id, r.slurm_array_task, r.rank, r.evaluated_at, r.evidence, r.source);
+                  r.slurm_job_id, r.slurm_array_task, r.rank, r.evaluated_at, r.evidence, r.failed_case, r.source);
 }
 
 }  // namespace
@@ -29,6 +31,11 @@ bool EvalRecord::operator==(const EvalRecord& o) const {
          same(time_min_ms, o.time_min_ms) && same(time_spread_rel, o.time_spread_rel) &&
          same(samples_ms, o.samples_ms) && same(speedup, o.speedup) && same(max_abs_error, o.max_abs_error) &&
          same(max_rel_error, o.max_rel_error) && same(compile_ms, o.compile_ms) && same(harness_ms, o.harness_ms);
+}
+
+bool ParameterLesson::operator==(const ParameterLesson& o) const {
+  return std::tie(parameter, value, evaluated, failed) == std::tie(o.parameter, o.value, o.evaluated, o.failed) &&
+         same(median_ms, o.median_ms) && same(best_ms, o.best_ms) && same(relative_median, o.relative_median);
 }
 
 bool Baseline::operator==(const Baseline& o) const {

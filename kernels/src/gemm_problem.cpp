@@ -124,6 +124,27 @@ std::string Shape::text() const {
   return t;
 }
 
+std::vector<std::pair<std::string, std::int64_t>> Shape::case_keys() const {
+  return {{"M", M}, {"N", N}, {"K", K}, {"lda", lda}, {"ldb", ldb}, {"ldc", ldc}};
+}
+
+std::optional<Shape> Shape::from_case(const std::map<std::string, std::int64_t>& keys) {
+  constexpr std::int64_t kMostElements = std::int64_t{1} << 26;  // 256 MiB of floats per operand at most
+  if (keys.size() != 6) return std::nullopt;
+  Shape s;
+  for (auto [name, field] : {std::pair{"M", &s.M}, {"N", &s.N}, {"K", &s.K}, {"lda", &s.lda}, {"ldb", &s.ldb},
+                             {"ldc", &s.ldc}}) {
+    const auto it = keys.find(name);
+    if (it == keys.end() || it->second < 1 || it->second > (1 << 16)) return std::nullopt;
+    *field = static_cast<int>(it->second);
+  }
+  if (s.lda < s.K || s.ldb < s.N || s.ldc < s.N) return std::nullopt;
+  if (std::int64_t{s.M} * s.lda > kMostElements || std::int64_t{s.K} * s.ldb > kMostElements ||
+      std::int64_t{s.M} * s.ldc > kMostElements)
+    return std::nullopt;
+  return s;
+}
+
 Shape main_shape(const jobs::EvalSettings& settings) {
   auto size = [&](const char* key) {
     const auto it = settings.problem.find(key);

@@ -2,6 +2,9 @@
 // The gemm family, independent of the backend: problem shapes, random operands, the double-precision
 // reference and the tolerance rule. C = A * B in fp32, row-major.
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <utility>
 #include <random>
 #include <string>
 #include <vector>
@@ -20,6 +23,9 @@ struct Shape {
   int M = 0, N = 0, K = 0;
   int lda = 0, ldb = 0, ldc = 0;  // leading dimensions (>= K, N, N)
   std::string text() const;       // "MxNxK", plus the leading dimensions when they are padded
+  // As a validation case (verification.hpp): M, N, K, lda, ldb, ldc; from_case refuses sizes out of bounds.
+  std::vector<std::pair<std::string, std::int64_t>> case_keys() const;
+  static std::optional<Shape> from_case(const std::map<std::string, std::int64_t>& keys);
   double flop() const { return 2.0 * M * N * K; }
 };
 

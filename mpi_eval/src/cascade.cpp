@@ -78,6 +78,7 @@ void apply_report(jobs::EvalRecord& r, const ChildReport& report) {
   if (report.verify.status != Status::ok) {
     r.status = report.verify.status;
     r.evidence = report.verify.evidence.empty() ? "verification failed without evidence" : report.verify.evidence;
+    r.failed_case = report.verify.failed_case;  // joins the campaign's validation set (learning.hpp)
     return;
   }
   if (!report.time) {

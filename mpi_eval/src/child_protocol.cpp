@@ -24,6 +24,7 @@ std::string encode_child_report(const ChildReport& r) {
       .put("verify.max_abs_error", r.verify.max_abs_error)
       .put("verify.max_rel_error", r.verify.max_rel_error)
       .put("verify.evidence", r.verify.evidence)
+      .put("verify.failed_case", r.verify.failed_case)
       .put("timed", std::int64_t{r.time.has_value()});
   if (r.time) {
     out.put("time.status", jobs::to_string(r.time->status))
@@ -40,6 +41,7 @@ ChildReport decode_child_report(std::string_view text) {
   r.verify.max_abs_error = in.real("verify.max_abs_error");
   r.verify.max_rel_error = in.real("verify.max_rel_error");
   r.verify.evidence = in.text("verify.evidence");
+  r.verify.failed_case = in.text("verify.failed_case");
   if (in.integer("timed") != 0) {
     kernels::TimeResult t;
     t.status = status_of(in, "time.status");

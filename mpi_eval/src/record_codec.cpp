@@ -51,7 +51,7 @@ void put_place(KvWriter& out, const jobs::EvalRecord& r) {
   out.put("host", r.host).put("gpu_model", r.gpu_model).put("slurm_job_id", r.slurm_job_id)
       .put("slurm_array_task", std::int64_t{r.slurm_array_task}).put("rank", std::int64_t{r.rank})
       .put("evaluated_at", r.evaluated_at).put("harness_ms", r.harness_ms).put("evidence", r.evidence)
-      .put("source", r.source);
+      .put("failed_case", r.failed_case).put("source", r.source);
 }
 
 void get_lineage(const KvReader& in, jobs::EvalRecord& r) {
@@ -94,6 +94,7 @@ void get_place(const KvReader& in, jobs::EvalRecord& r) {
   r.evaluated_at = in.text("evaluated_at");
   r.harness_ms = in.real("harness_ms");
   r.evidence = in.text("evidence");
+  r.failed_case = in.text("failed_case");
   r.source = in.text("source");
 }
 

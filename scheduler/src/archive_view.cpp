@@ -44,6 +44,12 @@ std::vector<jobs::PopulationEntry> ArchiveView::last_population(int island) cons
   return out;
 }
 
+std::vector<jobs::ValidationCase> ArchiveView::validation_set() const {
+  return generations_.empty() ? std::vector<jobs::ValidationCase>{} : generations_.back().validation;
+}
+
+jobs::Lessons ArchiveView::lessons() const { return generations_.empty() ? jobs::Lessons{} : generations_.back().lessons; }
+
 std::optional<jobs::EvalRecord> ArchiveView::best() const {
   std::optional<jobs::EvalRecord> best;
   for (const auto& [key, rec] : records_) {

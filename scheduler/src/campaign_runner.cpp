@@ -15,6 +15,7 @@
 #include "detail/elapsed.hpp"
 #include "kforge/scheduler/gather.hpp"
 #include "kforge/scheduler/generation_plan.hpp"
+#include "kforge/scheduler/learning.hpp"
 #include "kforge/scheduler/population.hpp"
 
 #ifndef KFORGE_VERSION
@@ -156,6 +157,9 @@ jobs::Generation CampaignRunner::assemble(int generation, const std::vector<jobs
   migrate(g.population, generation);
   for (const auto& t : tasks) g.candidates.insert(g.candidates.end(), t.candidates.begin(), t.candidates.end());
   g.records = std::move(gathered.records);
+  g.operator_weights = operator_weights(campaign_, archive, g);
+  g.lessons = derive_lessons(archive, g);
+  g.validation = grow_validation(archive.validation_set(), g.records, generation);
   return g;
 }
 

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <random>
 #include <stdexcept>
 
 #include "kforge/jobs/text_file.hpp"
 #include "kforge/scheduler/agents/agent_runner.hpp"
+#include "kforge/scheduler/learning.hpp"
 #include "kforge/scheduler/population.hpp"
 
 namespace kforge::scheduler {
@@ -36,6 +38,16 @@ std::vector<Member> parents_of_island(const ArchiveView& archive, int island) {
   return parents;
 }
 
+// The built-in operators' rates among themselves, from their adaptive shares (learning.hpp).
+SearchSpec builtin_rates(SearchSpec search, const std::map<std::string, double>& shares) {
+  const double mutation = shares.at("mutation"), crossover = shares.at("crossover");
+  const double total = mutation + crossover + shares.at("immigrant");
+  if (total <= 0.0) return search;
+  search.mutation_rate = mutation / total;
+  search.crossover_rate = crossover / total;
+  return search;
+}
+
 // The brief an agent reads: the island's survivors, best first, with their evaluated sources and records.
 AgentBrief brief_for(const CampaignConfig& campaign, const ArchiveView& archive, const std::vector<Member>& parents,
                      int generation, int island, int wanted) {
@@ -48,6 +60,7 @@ AgentBrief brief_for(const CampaignConfig& campaign, const ArchiveView& archive,
   brief.island = island;
   brief.children_wanted = wanted;
   brief.space = campaign.space;
+  brief.lessons = archive.lessons().summary;
   std::vector<Member> sorted = parents;
   std::stable_sort(sorted.begin(), sorted.end(), [](const Member& a, const Member& b) { return a.fitness_ms < b.fitness_ms; });
   for (const auto& m : sorted) {
@@ -65,11 +78,14 @@ AgentBrief brief_for(const CampaignConfig& campaign, const ArchiveView& archive,
 std::vector<jobs::Candidate> agent_children(const CampaignConfig& campaign, const SearchSpace& space,
                                             const ArchiveView& archive, const std::vector<Member>& parents,
                                             int generation, int island, std::set<std::string>& seen,
-                                            const std::filesystem::path& agents_dir, std::vector<AgentReport>* reports) {
+                                            const std::filesystem::path& agents_dir,
+                                            const std::map<std::string, double>& shares,
+                                            std::vector<AgentReport>* reports) {
   std::vector<jobs::Candidate> out;
   const CandidateTemplate tmpl{campaign.family, campaign.backend, campaign.compile_flags};
   for (const auto& agent : campaign.agents) {
-    const int wanted = std::max(1, static_cast<int>(agent.weight * campaign.search.offspring + 0.5));
+    const double share = shares.at("agent:" + agent.name);
+    const int wanted = std::max(1, static_cast<int>(share * campaign.search.offspring + 0.5));
     const AgentBrief brief = brief_for(campaign, archive, parents, generation, island, wanted);
     const AgentSpec spec{agent.name, agent.command, agent.timeout_s,
                          agents_dir / (agent.name + "-island" + std::to_string(island))};
@@ -105,11 +121,14 @@ std::vector<jobs::Candidate> breed_island(const CampaignConfig& campaign, const 
     children = initial_candidates(space, count, tmpl, island, seen, rng);
   } else {
     const std::vector<Member> parents = parents_of_island(archive, island);
+    const std::map<std::string, double> shares = operator_shares(campaign, archive, island);
     if (!campaign.agents.empty() && !agents_dir.empty()) {
-      children = agent_children(campaign, space, archive, parents, generation, island, seen, agents_dir, reports);
+      children = agent_children(campaign, space, archive, parents, generation, island, seen, agents_dir, shares,
+                                reports);
     }
     const int builtin = std::max(0, campaign.search.offspring - static_cast<int>(children.size()));
-    auto bred = breed(space, parents, builtin, campaign.search, tmpl, generation, island, seen, rng);
+    auto bred = breed(space, parents, builtin, builtin_rates(campaign.search, shares), tmpl, generation, island,
+                      seen, rng);
     children.insert(children.end(), bred.begin(), bred.end());
   }
   for (auto& c : children) {
@@ -159,6 +178,8 @@ std::vector<jobs::TaskManifest> plan_generation(const CampaignConfig& campaign, 
     auto children = breed_island(campaign, space, archive, generation, island, agents_dir, agent_reports);
     auto island_tasks = split_into_tasks(campaign, site, generation, island, children,
                                          static_cast<int>(tasks.size()));
+    for (auto& t : island_tasks)
+      for (const auto& c : archive.validation_set()) t.settings.validation_cases.push_back(c.text);
     tasks.insert(tasks.end(), island_tasks.begin(), island_tasks.end());
   }
   return tasks;

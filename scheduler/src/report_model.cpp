@@ -64,25 +64,6 @@ std::vector<Ancestor> lineage_of(const ArchiveView& archive, const jobs::EvalRec
   return out;
 }
 
-std::map<std::string, OperatorCredit> operator_credit(const ArchiveView& archive) {
-  std::map<std::string, OperatorCredit> credit;
-  for (const auto& g : archive.generations()) {
-    for (const auto& r : g.records) {
-      OperatorCredit& c = credit[r.op];
-      ++c.children;
-      const double f = jobs::fitness_ms(r);
-      if (!std::isfinite(f)) continue;
-      ++c.ok;
-      double best_parent = std::numeric_limits<double>::infinity();
-      for (const auto& p : r.parents) {
-        if (const jobs::EvalRecord* pr = archive.record(p, r.target)) best_parent = std::min(best_parent, jobs::fitness_ms(*pr));
-      }
-      if (!r.parents.empty() && f < best_parent) ++c.improved;
-    }
-  }
-  return credit;
-}
-
 void read_progress(const CampaignDir& dir, CampaignReport& r) {
   const int g = r.generations_done;
   for (int t = 0; fs::exists(dir.manifest(g, t)); ++t) {
@@ -118,7 +99,7 @@ CampaignReport build_report(const CampaignDir& dir) {
   }
   for (auto& [name, times] : baseline_samples) r.baseline_ms[name] = median(times);
   r.best = archive.best();
-  r.operators = operator_credit(archive);
+  r.operators = campaign_credit(archive);
   if (r.best) r.lineage = lineage_of(archive, *r.best);
   return r;
 }

@@ -104,6 +104,8 @@ def load_records(path, with_text=False, with_samples=False):
         if with_text:
             frame["evidence"] = _string_column(group["evidence"])
             frame["source"] = _string_column(group["sources"])
+            if "failed_cases" in group:  # schema 2
+                frame["failed_case"] = _string_column(group["failed_cases"])
         if with_samples:
             samples = group["samples"][()]
             frame["samples_ms"] = [samples[o:o + n].tolist()
@@ -128,6 +130,35 @@ def load_candidates(path):
         frame["source"] = _string_column(group["candidate_sources"])
 
     return _load(path, "candidates", add_source)
+
+
+def load_operator_weights(path):
+    """Per generation and island: each operator's planned share of the offspring (weight) and what its
+    children did (children, ok, improved)."""
+    return _load(path, "operator_weights")
+
+
+def _latest(frame):
+    if frame.empty:
+        return frame
+    return frame[frame["generation_file"] == frame["generation_file"].iloc[-1]].reset_index(drop=True)
+
+
+def load_lessons(path, table="parameters", latest=True):
+    """Lessons (cumulative per generation file): table is "parameters" (effect of each parameter value on time
+    and failure), "operators" (children, ok, improved) or "failures" (status, cause, count, example_id).
+    latest=True keeps only the newest generation file's rows: everything learnt so far."""
+    if table not in ("parameters", "operators", "failures"):
+        raise ValueError("table must be parameters, operators or failures, not %r" % (table,))
+    frame = _load(path, "lessons/" + table)
+    return _latest(frame) if latest else frame
+
+
+def load_validation(path, latest=True):
+    """The campaign's validation set: inputs/shapes that caught a wrong candidate (text, added_generation,
+    caught_id, caught_status); every later candidate is checked on them."""
+    frame = _load(path, "validation")
+    return _latest(frame) if latest else frame
 
 
 def provenance(path):

@@ -66,10 +66,31 @@ def check_other_tables(campaign):
     assert len(candidates) == 8 and candidates["params"][0] == 'KC=64;alpha=0.10000000000000001;order="i,k;j"'
 
 
+def check_learning(campaign):
+    weights = ka.load_operator_weights(campaign)
+    assert len(weights) == 4 and set(weights["op"]) == {"mutation", "agent:rewriter"}, weights
+    assert weights["weight"][0] == 0.55 and weights["improved"][0] == 3
+    parameters = ka.load_lessons(campaign, "parameters")  # the newest file: everything learnt so far
+    assert len(parameters) == 2 and set(parameters["generation_file"]) == {"gen-0001.h5"}, parameters
+    assert parameters["relative_median"][0] == 0.8 and math.isnan(parameters["median_ms"][1])
+    assert parameters.attrs["units"]["median_ms"] == "ms"
+    assert len(ka.load_lessons(campaign, "parameters", latest=False)) == 4
+    failures = ka.load_lessons(campaign, "failures")
+    assert failures["cause"][0] == "error at line #: expected ';'" and failures["count"][0] == 3
+    assert ka.load_lessons(campaign, "operators")["children"].tolist() == [20, 4]
+    validation = ka.load_validation(campaign)
+    assert validation["text"].tolist() == ["M=7 N=5 K=3 lda=3 ldb=5 ldc=5 seed=42"], validation
+    assert validation["added_generation"][0] == 1 and validation["caught_status"][0] == "wrong_result"
+    records = ka.load_records(campaign, with_text=True)
+    assert records["failed_case"][0] == "M=7 N=5 K=3 lda=3 ldb=5 ldc=5 seed=99" and records["failed_case"][1] == ""
+    with h5py.File(os.path.join(campaign, "gen-0001.h5"), "r") as f:
+        assert [s.decode() for s in f["lessons/summary"][()]][1] == "ünïcödé sentence"
+
+
 def check_provenance(campaign):
     info = ka.provenance(campaign)
     assert info["kind"] == "campaign" and info["generations"] == 2, info
-    assert info["schema_version"] == 1 and info["creator"] == "kforge" and info["campaign"] == "gemm-demo", info
+    assert info["schema_version"] == 2 and info["creator"] == "kforge" and info["campaign"] == "gemm-demo", info
     gen = ka.provenance(os.path.join(campaign, "gen-0001.h5"))
     assert gen["kind"] == "generation" and gen["generation"] == 1, gen
 
@@ -91,7 +112,7 @@ def main():
     campaign = os.path.abspath(sys.argv[1])
     os.chdir("/")  # the external links must resolve against campaign.h5's folder, not the cwd
     for check in (check_records, check_text_and_samples, check_units_in_file, check_other_tables,
-                  check_provenance, check_single_file, check_cli):
+                  check_learning, check_provenance, check_single_file, check_cli):
         check(campaign)
         print(f"ok  {check.__name__}")
     return 0

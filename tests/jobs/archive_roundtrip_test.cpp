@@ -68,6 +68,9 @@ TEST(JobsArchive, GenerationRoundTripsEveryTable) {
   EXPECT_EQ(back.baselines, g.baselines);
   EXPECT_EQ(back.candidates, g.candidates);
   EXPECT_EQ(back.population, g.population);
+  EXPECT_EQ(back.operator_weights, g.operator_weights);
+  EXPECT_EQ(back.lessons, g.lessons);
+  EXPECT_EQ(back.validation, g.validation);
 }
 
 TEST(JobsArchive, EmptyTablesReadBackEmpty) {
@@ -85,6 +88,9 @@ TEST(JobsArchive, EmptyTablesReadBackEmpty) {
   EXPECT_TRUE(g.candidates.empty());
   EXPECT_TRUE(g.population.empty());
   EXPECT_TRUE(g.baselines.empty());
+  EXPECT_TRUE(g.operator_weights.empty());
+  EXPECT_EQ(g.lessons, Lessons{});
+  EXPECT_TRUE(g.validation.empty());
 }
 
 TEST(JobsArchive, MeasuredFieldsCarryUnits) {

@@ -48,6 +48,7 @@ EvalRecord sample_record(int i) {
   r.evaluated_at = "2026-12-02T10:14:4" + std::to_string(i % 10) + "Z";
   r.harness_ms = 5000.25 + i;
   r.evidence = "compile log line 1\nline 2 with \"quotes\" and ünïcödé " + std::to_string(i) + "\n";
+  r.failed_case = i == 1 ? "" : "M=" + std::to_string(7 + i) + " N=5 K=3 lda=3 ldb=5 ldc=5 seed=" + std::to_string(99 + i);
   r.source = c.source;
   return r;
 }
@@ -92,6 +93,13 @@ Generation sample_generation(int generation, int records) {
     g.population.push_back({i % 3, g.candidates.back().id, i == 1 ? std::numeric_limits<double>::infinity() : 1.5 * (i + 1)});
   }
   g.baselines = {sample_baseline(0), sample_baseline(1)};
+  // What the campaign learnt: every kind of row, NaN figures included.
+  g.operator_weights = {{0, "mutation", 0.55, 9, 8, 3}, {1, "agent:rewriter", 0.25, 4, 2, 1}};
+  g.lessons.parameters = {{"MC", "64", 12, 2, 1.25, 0.9, 0.8}, {"order", "\"ikj\"", 3, 3, kNaN, kNaN, kNaN}};
+  g.lessons.operators = {{"mutation", 20, 18, 5}, {"immigrant", 4, 4, 0}};
+  g.lessons.failures = {{"compile_error", "error at line #: expected ';'", 3, "abc123"}};
+  g.lessons.summary = {"MC=64 runs at 0.80x the typical time (10 ok), MC=8 at 1.70x (4 ok).", "ünïcödé sentence"};
+  g.validation = {{"M=7 N=5 K=3 lda=3 ldb=5 ldc=5 seed=42", generation, "abc123", "wrong_result"}};
   return g;
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gemm_problem.hpp"
+#include "verification.hpp"
 #include "host_gemm_test_support.hpp"
 
 namespace kforge::kernels {
@@ -116,6 +117,56 @@ TEST_F(BadCandidate, SkippingWorkOnceVerifiedIsCaughtWhileTimed) {
   const TimeResult t = backend_->time(testing::context(settings_, scratch_.sub("lazy")));
   EXPECT_EQ(t.status, jobs::Status::cheat_detected);
   EXPECT_NE(t.evidence.find("timed call returned a wrong result"), std::string::npos) << t.evidence;
+}
+
+// The campaign's validation set (EvalSettings.validation_cases): a case that caught one candidate is checked
+// for every later one, with exactly the inputs that caught it.
+
+TEST_F(BadCandidate, ValidationCaseCatchesWhatTheStandardShapesMiss) {
+  const std::string source = naive_source("if (M == 5) C[0] += 1.0f;");  // no standard shape has M = 5
+  EXPECT_EQ(verify(source, "m5-clean").status, jobs::Status::ok);
+  const std::string m5 = "M=5 N=4 K=3 lda=3 ldb=4 ldc=4 seed=7";
+  settings_.validation_cases = {"B=1 H=1 T=3 D=4 seed=1", m5};  // another family's case is not this one's
+  const VerifyResult v = verify(source, "m5-caught");
+  EXPECT_EQ(v.status, jobs::Status::wrong_result);
+  EXPECT_EQ(v.failed_case, m5);
+  EXPECT_NE(v.evidence.find("caught by the campaign's validation set: " + m5), std::string::npos) << v.evidence;
+}
+
+TEST_F(BadCandidate, FailedCaseReproducesTheInputsThatCaughtIt) {
+  // Wrong only for some inputs: whether the standard shapes catch it depends on the seed.
+  const std::string source = naive_source("if (A[0] > 0.6f) C[0] += 1.0f;");
+  const CompileResult compiled = compile(source, "input-dependent");
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  backend_->load(compiled);
+  std::string caught;
+  std::uint64_t missed_seed = 0;
+  for (std::uint64_t seed = 1; seed < 200 && (caught.empty() || missed_seed == 0); ++seed) {
+    const VerifyResult v = backend_->verify(testing::context(settings_, scratch_.path(), seed));
+    if (v.status == jobs::Status::ok) missed_seed = seed;
+    else if (caught.empty()) caught = v.failed_case;
+  }
+  ASSERT_FALSE(caught.empty());
+  ASSERT_NE(missed_seed, 0u);
+  ASSERT_TRUE(parse_case(caught).has_value()) << caught;
+  settings_.validation_cases = {caught};
+  const VerifyResult v = backend_->verify(testing::context(settings_, scratch_.path(), missed_seed));
+  EXPECT_EQ(v.status, jobs::Status::wrong_result) << "the case " << caught << " did not reproduce";
+  EXPECT_EQ(v.failed_case, caught);
+}
+
+TEST(ValidationCaseText, RoundTripsAndRefusesMalformedText) {
+  const std::string text = case_text({{"M", 7}, {"N", 5}}, 18446744073709551615ull);
+  EXPECT_EQ(text, "M=7 N=5 seed=18446744073709551615");
+  const auto parsed = parse_case(text);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->keys.at("M"), 7);
+  EXPECT_EQ(parsed->seed, 18446744073709551615ull);
+  for (const char* bad : {"M=7 N=5", "M=x seed=1", "M=7 seed=", "=7 seed=1", "M7 seed=1"})
+    EXPECT_FALSE(parse_case(bad).has_value()) << bad;
+  EXPECT_FALSE(gemm::Shape::from_case({{"M", 5}, {"N", 4}, {"K", 3}, {"lda", 2}, {"ldb", 4}, {"ldc", 4}}))
+      << "lda below K";
+  EXPECT_FALSE(gemm::Shape::from_case({{"M", 5}, {"N", 4}, {"K", 3}})) << "leading dimensions missing";
 }
 
 }  // namespace

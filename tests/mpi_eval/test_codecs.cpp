@@ -49,6 +49,7 @@ jobs::EvalRecord full_record() {
   r.evaluated_at = "2026-12-02T10:14:42Z";
   r.harness_ms = 1234.5;
   r.evidence = kAwkwardText;
+  r.failed_case = "M=7 N=5 K=3 lda=3 ldb=5 ldc=5 seed=18446744073709551615";
   r.source = "extern \"C\" void kforge_gemm() {}\n// \\ trailing backslash \\";
   return r;
 }
@@ -86,7 +87,7 @@ TEST(KvText, EscapesRoundTripAndBadEscapesAreRejected) {
 
 TEST(ChildProtocol, VerifiedAndTimedReportRoundTrips) {
   ChildReport r;
-  r.verify = {jobs::Status::ok, 1.5e-7, 3.0e-8, "all 9 shapes agree"};
+  r.verify = {jobs::Status::ok, 1.5e-7, 3.0e-8, "all 9 shapes agree", ""};
   r.time = kernels::TimeResult{jobs::Status::cheat_detected, {1.25, 1.0 / 7.0, 3e-9}, "faster than possible\nby far"};
   const ChildReport back = decode_child_report(encode_child_report(r));
   EXPECT_EQ(back.verify.status, r.verify.status);
@@ -101,9 +102,11 @@ TEST(ChildProtocol, VerifiedAndTimedReportRoundTrips) {
 
 TEST(ChildProtocol, FailedVerificationCarriesNoTiming) {
   ChildReport r;
-  r.verify = {jobs::Status::wrong_result, jobs::kNaN, jobs::kNaN, "C[3,4] = nan, expected 1.5"};
+  r.verify = {jobs::Status::wrong_result, jobs::kNaN, jobs::kNaN, "C[3,4] = nan, expected 1.5",
+              "M=7 N=5 K=3 lda=3 ldb=5 ldc=5 seed=9"};
   const ChildReport back = decode_child_report(encode_child_report(r));
   EXPECT_EQ(back.verify.status, jobs::Status::wrong_result);
+  EXPECT_EQ(back.verify.failed_case, r.verify.failed_case);  // joins the campaign's validation set
   EXPECT_TRUE(std::isnan(back.verify.max_abs_error));
   EXPECT_FALSE(back.time.has_value());
 }

@@ -73,5 +73,6 @@ void write_attr(hid_t obj, const std::string& name, long long value);
 std::string read_string_attr(hid_t obj, const std::string& name);
 long long read_int_attr(hid_t obj, const std::string& name);
 bool has_attr(hid_t obj, const std::string& name);
+bool has_link(hid_t loc, const std::string& name);  // a dataset or group of that name exists in loc
 
 }  // namespace kforge::jobs::h5

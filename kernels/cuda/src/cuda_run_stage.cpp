@@ -111,12 +111,12 @@ VerifyResult CudaBackend::verify(const EvalContext& ctx) {
   VerifyResult result;
   for (const Problem& p : family_->verification_problems(main)) {
     const CheckOutcome o = run_case(family_->make_case(p, rng, true), family_->launch(genome_, p));
-    if (o.status != jobs::Status::ok) return {o.status, o.max_abs_error, o.max_rel_error, o.evidence};
+    if (o.status != jobs::Status::ok) return {o.status, o.max_abs_error, o.max_rel_error, o.evidence, {}};
   }
   // The main problem twice, on different inputs: an output cached from the first call fails the second.
   for (int round = 0; round < 2; ++round) {
     const CheckOutcome o = run_case(family_->make_case(main, rng, false), family_->launch(genome_, main));
-    if (o.status != jobs::Status::ok) return {o.status, o.max_abs_error, o.max_rel_error, o.evidence};
+    if (o.status != jobs::Status::ok) return {o.status, o.max_abs_error, o.max_rel_error, o.evidence, {}};
     result.max_abs_error = std::max(round ? result.max_abs_error : 0.0, o.max_abs_error);
     result.max_rel_error = std::max(round ? result.max_rel_error : 0.0, o.max_rel_error);
   }

@@ -12,6 +12,7 @@
 #include "host/gemm_baselines.hpp"
 #include "host/gemm_template.hpp"
 #include "timing.hpp"
+#include "verification.hpp"
 
 namespace kforge::kernels::host {
 namespace {
@@ -39,24 +40,11 @@ gemm::GemmFn HostGemmBackend::loaded_kernel() const {
 
 VerifyResult HostGemmBackend::verify(const EvalContext& ctx) {
   const gemm::GemmFn kernel = loaded_kernel();
-  const gemm::Shape main = gemm::main_shape(settings_of(ctx, "host gemm backend"));
-  std::mt19937_64 rng(ctx.seed);
-  VerifyResult result;
-  const std::vector<gemm::Shape> shapes = gemm::verification_shapes(main);
-  for (std::size_t n = 0; n < shapes.size(); ++n) {
-    const gemm::CheckOutcome outcome = gemm::check_kernel(kernel, shapes[n], rng);
-    if (outcome.status != jobs::Status::ok) {
-      result.status = outcome.status;
-      result.evidence = outcome.evidence;
-      return result;
-    }
-    if (n == 0) {  // the error metrics are those of the main problem size
-      result.max_abs_error = outcome.max_abs_error;
-      result.max_rel_error = outcome.max_rel_error;
-    }
-  }
-  result.status = jobs::Status::ok;
-  return result;
+  const jobs::EvalSettings& s = settings_of(ctx, "host gemm backend");
+  return verify_with_cases(gemm::verification_shapes(gemm::main_shape(s)), s, ctx.seed,
+                           [&](const gemm::Shape& shape, std::mt19937_64& rng) {
+                             return gemm::check_kernel(kernel, shape, rng);
+                           });
 }
 
 TimeResult HostGemmBackend::time(const EvalContext& ctx) {

@@ -9,6 +9,7 @@
 #include "host/kda_baselines.hpp"
 #include "host/kda_template.hpp"
 #include "timing.hpp"
+#include "verification.hpp"
 
 namespace kforge::kernels::host {
 std::string HostKdaBackend::render(const jobs::Candidate& c) const {
@@ -30,23 +31,11 @@ kda::KdaFn HostKdaBackend::loaded_kernel() const {
 
 VerifyResult HostKdaBackend::verify(const EvalContext& ctx) {
   const kda::KdaFn kernel = loaded_kernel();
-  const std::vector<kda::Shape> shapes = kda::verification_shapes(kda::main_shape(settings_of(ctx, "host kda backend")));
-  std::mt19937_64 rng(ctx.seed);
-  VerifyResult result;
-  for (std::size_t n = 0; n < shapes.size(); ++n) {
-    const kda::CheckOutcome outcome = kda::check_kernel(kernel, shapes[n], rng);
-    if (outcome.status != jobs::Status::ok) {
-      result.status = outcome.status;
-      result.evidence = outcome.evidence;
-      return result;
-    }
-    if (n == 0) {  // the error metrics are those of the main problem
-      result.max_abs_error = outcome.max_abs_error;
-      result.max_rel_error = outcome.max_rel_error;
-    }
-  }
-  result.status = jobs::Status::ok;
-  return result;
+  const jobs::EvalSettings& s = settings_of(ctx, "host kda backend");
+  return verify_with_cases(kda::verification_shapes(kda::main_shape(s)), s, ctx.seed,
+                           [&](const kda::Shape& shape, std::mt19937_64& rng) {
+                             return kda::check_kernel(kernel, shape, rng);
+                           });
 }
 
 TimeResult HostKdaBackend::time(const EvalContext& ctx) {

@@ -86,6 +86,23 @@ std::string Shape::text() const {
   return "B=" + std::to_string(B) + " H=" + std::to_string(H) + " T=" + std::to_string(T) + " D=" + std::to_string(D);
 }
 
+std::vector<std::pair<std::string, std::int64_t>> Shape::case_keys() const {
+  return {{"B", B}, {"H", H}, {"T", T}, {"D", D}};
+}
+
+std::optional<Shape> Shape::from_case(const std::map<std::string, std::int64_t>& keys) {
+  constexpr std::int64_t kMostElements = std::int64_t{1} << 26;  // per input tensor
+  if (keys.size() != 4) return std::nullopt;
+  Shape s;
+  for (auto [name, field] : {std::pair{"B", &s.B}, {"H", &s.H}, {"T", &s.T}, {"D", &s.D}}) {
+    const auto it = keys.find(name);
+    if (it == keys.end() || it->second < 1 || it->second > (1 << 16)) return std::nullopt;
+    *field = static_cast<int>(it->second);
+  }
+  if (static_cast<std::int64_t>(s.rows()) * s.D > kMostElements) return std::nullopt;
+  return s;
+}
+
 Shape main_shape(const jobs::EvalSettings& settings) {
   for (const auto& [name, value] : settings.problem)
     if (name != "B" && name != "H" && name != "T" && name != "D")

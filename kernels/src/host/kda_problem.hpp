@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <utility>
 #include <random>
 #include <string>
 #include <vector>
@@ -24,6 +27,9 @@ inline constexpr const char* kEntryPoint = "kforge_kda";
 struct Shape {
   int B = 0, H = 0, T = 0, D = 0;
   std::string text() const;  // "B=1 H=4 T=256 D=128"
+  // As a validation case (verification.hpp): B, H, T, D; from_case refuses sizes out of bounds.
+  std::vector<std::pair<std::string, std::int64_t>> case_keys() const;
+  static std::optional<Shape> from_case(const std::map<std::string, std::int64_t>& keys);
   std::size_t rows() const { return static_cast<std::size_t>(B) * T * H; }
   // Per token and head: decay D^2, S^T k 2D^2, rank-1 update 2D^2, S^T q 2D^2 (the cuda family's count).
   double flop() const { return 7.0 * D * D * static_cast<double>(rows()); }

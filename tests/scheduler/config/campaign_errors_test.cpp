@@ -13,7 +13,7 @@ using test::campaign_error;
 using test::kMinimalCampaign;
 
 const std::string kSearchKeys =
-    "allowed keys: generations, population, offspring, elite, tournament, mutation_rate, crossover_rate, seed, migration_interval, migration_size";
+    "allowed keys: generations, population, offspring, elite, tournament, mutation_rate, crossover_rate, seed, migration_interval, migration_size, adaptive_operators, min_operator_share";
 const std::string kValuesAllowed = "(a non-empty list of distinct values, e.g. [16, 32, 64])";
 
 // The minimal campaign with its MC line (line 7) replaced.
@@ -65,6 +65,13 @@ TEST(CampaignErrors, RatesSummingAboveOne) {
   EXPECT_EQ(campaign_error(kMinimalCampaign + "search:\n  mutation_rate: 0.8\n  crossover_rate: 0.3\n"),
             "c.yaml:10:19: search.crossover_rate: mutation_rate + crossover_rate = 1.1 exceeds 1 "
             "(mutation_rate + crossover_rate <= 1; the rest are random immigrants)");
+}
+
+TEST(CampaignErrors, OperatorAdaptationKeysAreChecked) {
+  EXPECT_EQ(campaign_error(kMinimalCampaign + "search:\n  min_operator_share: 0.5\n"),
+            "c.yaml:9:23: search.min_operator_share: 0.5 is out of range (a number in [0, 0.2])");
+  EXPECT_EQ(campaign_error(kMinimalCampaign + "search:\n  adaptive_operators: maybe\n"),
+            "c.yaml:9:23: search.adaptive_operators: expected true or false, got 'maybe' (true or false)");
 }
 
 TEST(CampaignErrors, EliteNotBelowPopulation) {

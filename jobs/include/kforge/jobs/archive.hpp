@@ -6,11 +6,13 @@
 #include <vector>
 
 #include "kforge/jobs/candidate.hpp"
+#include "kforge/jobs/lessons.hpp"
 #include "kforge/jobs/record.hpp"
 
 namespace kforge::jobs {
 
-inline constexpr int kSchemaVersion = 1;
+// 2: /operator_weights, /lessons, /validation and /failed_cases added (version-1 files read with them empty).
+inline constexpr int kSchemaVersion = 2;
 
 // Written as root attributes of every kforge HDF5 file.
 struct Provenance {
@@ -51,6 +53,9 @@ struct Generation {
   std::vector<EvalRecord> records;          // new evaluations only: each (id, target) appears once in a campaign
   std::vector<Baseline> baselines;
   std::vector<PopulationEntry> population;  // survivors after selection
+  std::vector<OperatorWeight> operator_weights;  // the shares this generation was bred with, and their outcome
+  Lessons lessons;                               // cumulative, up to and including this generation
+  std::vector<ValidationCase> validation;        // the campaign's validation set after this generation
 };
 
 // Temp name in the same folder, fsync, rename: the file exists whole or not at all.

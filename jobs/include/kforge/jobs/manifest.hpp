@@ -28,9 +28,12 @@ struct EvalSettings {
   std::vector<std::string> baselines;           // names of baselines to time, e.g. "reference", "openblas"
   std::string compiler = "c++";                 // host backend compiler
   std::string compile_flags = "-O3 -march=native";  // backend default flags (candidate flags are appended)
-  bool compile_only = false;
-  std::int64_t max_spill_bytes = 0;  // cuda: a kernel spilling more than this is resource_reject before any GPU time         // stop after compile + resource check (no device, or dry runs)
+  bool compile_only = false;         // stop after compile + resource check (no device, or dry runs)
+  std::int64_t max_spill_bytes = 0;  // cuda: a kernel spilling more than this is resource_reject before any GPU time
   std::string replay_cache;          // replay backend: Kernel Tuner cache (.json.gz) whose measurements are looked up
+  // The campaign's validation set when the task was planned: case texts of the family (inputs or shapes that
+  // caught a wrong candidate earlier); every candidate is checked on each of them as well.
+  std::vector<std::string> validation_cases;
   bool operator==(const EvalSettings&) const = default;
 };
 

@@ -55,6 +55,7 @@ struct EvalRecord {
   double harness_ms = kNaN;          // wall time the harness spent on this candidate, everything included
 
   std::string evidence;              // log excerpt a person needs to see why
+  std::string failed_case;           // the family's text of the input/shape that caught a wrong result ("" if none)
   std::string source;                // the exact source text that was evaluated
 
   bool operator==(const EvalRecord&) const;  // NaN == NaN for the measured fields

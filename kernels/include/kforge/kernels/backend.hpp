@@ -35,6 +35,8 @@ struct VerifyResult {
   double max_abs_error = jobs::kNaN;
   double max_rel_error = jobs::kNaN;
   std::string evidence;
+  std::string failed_case;  // the family's case text of the input/shape that caught it, so it can join the
+                            // campaign's validation set ("" when ok or not reproducible)
 };
 
 struct TimeResult {

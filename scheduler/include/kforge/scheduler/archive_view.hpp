@@ -23,6 +23,9 @@ class ArchiveView {
   std::set<std::string> evaluated_ids(const std::string& target) const;
   // Survivors of the last finished generation on one island (empty before generation 0 ends).
   std::vector<jobs::PopulationEntry> last_population(int island) const;
+  // What the last finished generation stored: the campaign's validation set and lessons so far.
+  std::vector<jobs::ValidationCase> validation_set() const;
+  jobs::Lessons lessons() const;
   // The best ok record over the whole campaign, if any.
   std::optional<jobs::EvalRecord> best() const;
 

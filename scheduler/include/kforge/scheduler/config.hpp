@@ -59,6 +59,8 @@ struct SearchSpec {
   std::uint64_t seed = 1;
   int migration_interval = 0;   // every N generations each island's best move to the next island (ring); 0 = never
   int migration_size = 1;       // how many migrate
+  bool adaptive_operators = true;   // operator shares follow their children's success (learning.hpp)
+  double min_operator_share = 0.05; // an enabled operator never gets less of the offspring than this
 };
 
 // An external program used as a variation operator (docs/agents.md): it reads a brief, writes children.

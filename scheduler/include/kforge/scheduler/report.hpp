@@ -10,6 +10,7 @@
 #include "kforge/jobs/record.hpp"
 #include "kforge/scheduler/archive_view.hpp"
 #include "kforge/scheduler/campaign_dir.hpp"
+#include "kforge/scheduler/learning.hpp"
 
 namespace kforge::scheduler {
 
@@ -38,13 +39,6 @@ struct ArrayProgress {
   int tasks = 0;
   int pending = 0, running = 0, done = 0, failed = 0;  // done = COMPLETED; failed = every other end state
   bool known = true;   // false once slurmctld has forgotten the job (MinJobAge): the shards tell the rest
-};
-
-// Credit of one variation operator (built-in or agent) over the campaign: how often its children beat their parents.
-struct OperatorCredit {
-  int children = 0;
-  int ok = 0;
-  int improved = 0;  // ok and faster than the best of its parents
 };
 
 struct CampaignReport {
