@@ -1,5 +1,5 @@
 // /operator_weights, /lessons/{parameters,operators,failures,summary} and /validation of a generation file.
-// All schema 2: a version-1 file has none of them and reads back with them empty.
+// Added after the first files were written: a file without them reads back with them empty.
 #include <stdexcept>
 
 #include "detail/h5_generation_tables.hpp"

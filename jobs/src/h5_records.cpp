@@ -201,7 +201,7 @@ std::vector<EvalRecord> read_records(hid_t file) {
   std::vector<std::string> sources = read_string_column(file, "sources");
   require_rows("evidence", evidence.size(), "records", rows.size());
   require_rows("sources", sources.size(), "records", rows.size());
-  std::vector<std::string> failed_cases;  // schema 2; version-1 files have none
+  std::vector<std::string> failed_cases;  // added later: older files have none
   if (has_link(file, "failed_cases")) {
     failed_cases = read_string_column(file, "failed_cases");
     require_rows("failed_cases", failed_cases.size(), "records", rows.size());

@@ -10,6 +10,7 @@
 #include "kforge/scheduler/agents/agent_runner.hpp"
 #include "kforge/scheduler/learning.hpp"
 #include "kforge/scheduler/population.hpp"
+#include "strategy_children.hpp"
 
 namespace kforge::scheduler {
 
@@ -116,9 +117,11 @@ std::vector<jobs::Candidate> breed_island(const CampaignConfig& campaign, const 
   std::set<std::string> seen = archive.evaluated_ids(target);
   const CandidateTemplate tmpl{campaign.family, campaign.backend, campaign.compile_flags};
   std::vector<jobs::Candidate> children;
+  const bool evolutionary = campaign.search.strategy == "evolutionary";
   if (generation == 0) {
     int count = std::max(campaign.search.population, campaign.search.offspring);
-    children = initial_candidates(space, count, tmpl, island, seen, rng);
+    children = evolutionary ? initial_candidates(space, count, tmpl, island, seen, rng)
+                            : strategy_children(campaign, space, archive, generation, island, count, seen);
   } else {
     const std::vector<Member> parents = parents_of_island(archive, island);
     const std::map<std::string, double> shares = operator_shares(campaign, archive, island);
@@ -127,8 +130,9 @@ std::vector<jobs::Candidate> breed_island(const CampaignConfig& campaign, const 
                                 reports);
     }
     const int builtin = std::max(0, campaign.search.offspring - static_cast<int>(children.size()));
-    auto bred = breed(space, parents, builtin, builtin_rates(campaign.search, shares), tmpl, generation, island,
-                      seen, rng);
+    auto bred = evolutionary ? breed(space, parents, builtin, builtin_rates(campaign.search, shares), tmpl,
+                                     generation, island, seen, rng)
+                             : strategy_children(campaign, space, archive, generation, island, builtin, seen);
     children.insert(children.end(), bred.begin(), bred.end());
   }
   for (auto& c : children) {

@@ -104,7 +104,7 @@ def load_records(path, with_text=False, with_samples=False):
         if with_text:
             frame["evidence"] = _string_column(group["evidence"])
             frame["source"] = _string_column(group["sources"])
-            if "failed_cases" in group:  # schema 2
+            if "failed_cases" in group:  # added later: older files have none
                 frame["failed_case"] = _string_column(group["failed_cases"])
         if with_samples:
             samples = group["samples"][()]

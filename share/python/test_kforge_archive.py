@@ -90,7 +90,7 @@ def check_learning(campaign):
 def check_provenance(campaign):
     info = ka.provenance(campaign)
     assert info["kind"] == "campaign" and info["generations"] == 2, info
-    assert info["schema_version"] == 2 and info["creator"] == "kforge" and info["campaign"] == "gemm-demo", info
+    assert info["schema_version"] == 1 and info["creator"] == "kforge" and info["campaign"] == "gemm-demo", info
     gen = ka.provenance(os.path.join(campaign, "gen-0001.h5"))
     assert gen["kind"] == "generation" and gen["generation"] == 1, gen
 

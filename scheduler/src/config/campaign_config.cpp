@@ -58,7 +58,8 @@ void read_campaign_section(const MapReader& top, CampaignConfig& config) {
 SearchSpec read_search(const MapReader& top) {
   MapReader search = top.section("search", {"generations", "population", "offspring", "elite", "tournament",
                                             "mutation_rate", "crossover_rate", "seed", "migration_interval",
-                                            "migration_size", "adaptive_operators", "min_operator_share"});
+                                            "migration_size", "strategy", "adaptive_operators",
+                                            "min_operator_share"});
   SearchSpec s;
   s.generations = search.get_int("generations", s.generations, int_at_least(1));
   s.population = search.get_int("population", s.population, int_at_least(2));
@@ -87,6 +88,10 @@ SearchSpec read_search(const MapReader& top) {
   IntRule migrants = int_between(1, s.population);
   migrants.allowed += ", at most search.population";
   s.migration_size = search.get_int("migration_size", s.migration_size, migrants);
+  const std::string strategy_allowed = "one of: evolutionary, surrogate, random";
+  s.strategy = search.get_string("strategy", s.strategy, strategy_allowed);
+  if (s.strategy != "evolutionary" && s.strategy != "surrogate" && s.strategy != "random")
+    search.fail("strategy", "unknown strategy '" + s.strategy + "'", strategy_allowed);
   s.adaptive_operators = search.get_bool("adaptive_operators", s.adaptive_operators);
   s.min_operator_share = search.get_number("min_operator_share", s.min_operator_share, number_closed(0, 0.2));
   return s;

@@ -45,6 +45,10 @@ std::map<std::string, double> prior_shares(const CampaignConfig& campaign) {
   for (const auto& a : campaign.agents) prior["agent:" + a.name] = a.weight * agent_scale;
   const double builtin = std::max(0.0, 1.0 - agents * agent_scale);
   const SearchSpec& s = campaign.search;
+  if (s.strategy != "evolutionary") {  // a model-based strategy makes every built-in child
+    prior[s.strategy] = builtin;
+    return prior;
+  }
   prior["mutation"] = builtin * s.mutation_rate;
   prior["crossover"] = builtin * s.crossover_rate;
   prior["immigrant"] = builtin * std::max(0.0, 1.0 - s.mutation_rate - s.crossover_rate);

@@ -13,7 +13,7 @@ using test::campaign_error;
 using test::kMinimalCampaign;
 
 const std::string kSearchKeys =
-    "allowed keys: generations, population, offspring, elite, tournament, mutation_rate, crossover_rate, seed, migration_interval, migration_size, adaptive_operators, min_operator_share";
+    "allowed keys: generations, population, offspring, elite, tournament, mutation_rate, crossover_rate, seed, migration_interval, migration_size, strategy, adaptive_operators, min_operator_share";
 const std::string kValuesAllowed = "(a non-empty list of distinct values, e.g. [16, 32, 64])";
 
 // The minimal campaign with its MC line (line 7) replaced.
@@ -70,6 +70,8 @@ TEST(CampaignErrors, RatesSummingAboveOne) {
 TEST(CampaignErrors, OperatorAdaptationKeysAreChecked) {
   EXPECT_EQ(campaign_error(kMinimalCampaign + "search:\n  min_operator_share: 0.5\n"),
             "c.yaml:9:23: search.min_operator_share: 0.5 is out of range (a number in [0, 0.2])");
+  EXPECT_EQ(campaign_error(kMinimalCampaign + "search:\n  strategy: annealing\n"),
+            "c.yaml:9:13: search.strategy: unknown strategy 'annealing' (one of: evolutionary, surrogate, random)");
   EXPECT_EQ(campaign_error(kMinimalCampaign + "search:\n  adaptive_operators: maybe\n"),
             "c.yaml:9:23: search.adaptive_operators: expected true or false, got 'maybe' (true or false)");
 }

@@ -11,8 +11,9 @@
 
 namespace kforge::jobs {
 
-// 2: /operator_weights, /lessons, /validation and /failed_cases added (version-1 files read with them empty).
-inline constexpr int kSchemaVersion = 2;
+// Datasets that old readers can ignore were added without a bump (docs/archive-schema.md, "Changing the
+// schema"): /operator_weights, /lessons, /validation and /failed_cases read back empty from older files.
+inline constexpr int kSchemaVersion = 1;
 
 // Written as root attributes of every kforge HDF5 file.
 struct Provenance {

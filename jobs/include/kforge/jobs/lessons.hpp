@@ -1,5 +1,5 @@
 #pragma once
-// What a campaign learns as it runs (docs/archive-schema.md, "/lessons", "/operator_weights", "/validation"):
+// What a campaign learns as it runs (docs/archive-schema.md, "What the campaign learnt"):
 // stored in every generation file, cumulative up to that generation, so the newest file holds the whole story.
 #include <cstdint>
 #include <string>

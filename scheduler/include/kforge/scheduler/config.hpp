@@ -59,6 +59,10 @@ struct SearchSpec {
   std::uint64_t seed = 1;
   int migration_interval = 0;   // every N generations each island's best move to the next island (ring); 0 = never
   int migration_size = 1;       // how many migrate
+  // How the built-in offspring are made: "evolutionary" (mutation, crossover, immigrants from the island's
+  // survivors), or a model-based strategy told every evaluation of the island's target and asked for the
+  // offspring: "surrogate" (the Gaussian-process strategy of bench/search_efficiency) or "random".
+  std::string strategy = "evolutionary";
   bool adaptive_operators = true;   // operator shares follow their children's success (learning.hpp)
   double min_operator_share = 0.05; // an enabled operator never gets less of the offspring than this
 };

@@ -29,8 +29,8 @@ std::map<std::string, OperatorCredit> generation_credit(const ArchiveView& archi
 std::map<std::string, OperatorCredit> campaign_credit(const ArchiveView& archive,
                                                       const jobs::Generation* latest = nullptr);
 
-// Shares of an island's next offspring per operator ("mutation", "crossover", "immigrant", "agent:<name>"),
-// summing to 1. The configured rates and agent weights are the prior; with search.adaptive_operators, each
+// Shares of an island's next offspring per operator ("mutation", "crossover", "immigrant", "agent:<name>"; or
+// the search.strategy's name instead of the three evolutionary operators), summing to 1. The configured rates and agent weights are the prior; with search.adaptive_operators, each
 // share is the prior times the operator's recent success rate ((improved + 1) / (children + 2), counts halved
 // per generation of age), renormalised, and never below search.min_operator_share for an enabled operator.
 std::map<std::string, double> operator_shares(const CampaignConfig& campaign, const ArchiveView& archive, int island);

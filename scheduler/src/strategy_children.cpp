@@ -1,0 +1,68 @@
+#include "strategy_children.hpp"
+
+#include <stdexcept>
+
+#include "kforge/scheduler/generation_plan.hpp"
+#include "kforge/scheduler/strategy.hpp"
+
+namespace kforge::scheduler {
+namespace {
+
+// The campaign's names for the strategies of strategy.hpp.
+std::string strategy_name(const std::string& configured) { return configured == "surrogate" ? "default" : configured; }
+
+// Tells the strategy every evaluation of this target bred from the genome alone (an agent's source-level child
+// shares its parent's genome but not its time) once, in archive order, so the model is the same on a resume.
+void tell_archive(SearchStrategy& strategy, const ArchiveView& archive, const std::string& target) {
+  std::set<std::string> told;
+  for (const auto& g : archive.generations()) {
+    for (const auto& r : g.records) {
+      if (r.target != target || !told.insert(r.params).second) continue;
+      const jobs::Candidate* c = archive.candidate(r.candidate_id);
+      if (c && !c->source.empty()) continue;
+      try {
+        strategy.tell(jobs::Genome::from_text(r.params), jobs::fitness_ms(r));
+      } catch (const std::invalid_argument&) {
+        // a genome outside the current space (an agent's parameters): nothing the model can place
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<jobs::Candidate> strategy_children(const CampaignConfig& campaign, const SearchSpace& space,
+                                               const ArchiveView& archive, int generation, int island, int count,
+                                               std::set<std::string>& seen) {
+  const std::string& target = campaign.targets.at(static_cast<std::size_t>(island));
+  std::vector<StrategyParameter> parameters;
+  for (const auto& p : space.parameters()) parameters.push_back({p.name, p.values});
+  StrategyOptions options;
+  options.seed = mix_seed(campaign.search.seed ^ 0x7374726174656779ULL, static_cast<std::uint64_t>(generation),
+                          static_cast<std::uint64_t>(island));
+  options.budget_hint = campaign.search.generations * campaign.search.offspring;
+  auto strategy = make_strategy(strategy_name(campaign.search.strategy), std::move(parameters),
+                                [&space](const jobs::Genome& g) { return space.contains(g); }, options);
+  tell_archive(*strategy, archive, target);
+  std::vector<jobs::Candidate> out;
+  // Asked for a few more than needed: a proposal may collide with an id another operator already claimed.
+  for (int round = 0; round < 4 && static_cast<int>(out.size()) < count; ++round) {
+    const std::vector<jobs::Genome> proposals = strategy->ask(count - static_cast<int>(out.size()));
+    if (proposals.empty()) break;
+    for (const auto& genome : proposals) {
+      jobs::Candidate c;
+      c.family = campaign.family;
+      c.backend = campaign.backend;
+      c.compile_flags = campaign.compile_flags;
+      c.genome = genome;
+      c.op = campaign.search.strategy;
+      c.generation = generation;
+      c.island = island;
+      jobs::assign_id(c);
+      if (seen.insert(c.id).second) out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+}  // namespace kforge::scheduler
