@@ -169,7 +169,8 @@ void cascade(jobs::EvalRecord& r, kernels::Backend& backend, const jobs::Candida
     return;
   }
   const ChildOutcome outcome =
-      run_sandboxed(limits_from(m.settings), ctx.scratch, [&] { return run_in_child(backend, compiled, ctx); });
+      run_sandboxed(limits_for(m.settings, backend.name()), ctx.scratch,
+                    [&] { return run_in_child(backend, compiled, ctx); });
   apply_outcome(r, outcome, m.settings);
   if (r.status != Status::ok && !compiled.log.empty()) {
     r.evidence += "\n--- compiler output (tail) ---\n" + tail_of(compiled.log, kWarningEvidenceBytes);
@@ -185,6 +186,14 @@ Limits limits_from(const jobs::EvalSettings& s) {
   l.memory_bytes = s.memory_limit_mb << 20;
   l.file_bytes = s.file_limit_mb << 20;
   l.forbid_processes = true;
+  return l;
+}
+
+bool needs_device_address_space(std::string_view backend) { return backend == "cuda"; }
+
+Limits limits_for(const jobs::EvalSettings& s, std::string_view backend) {
+  Limits l = limits_from(s);
+  l.limit_address_space = !needs_device_address_space(backend);
   return l;
 }
 

@@ -2,6 +2,7 @@
 // The evaluation cascade for one candidate: render -> compile (in the rank) -> sandboxed child that
 // loads, verifies and times -> one EvalRecord. Whatever the candidate does, a record comes back.
 #include <filesystem>
+#include <string_view>
 
 #include "kforge/jobs/candidate.hpp"
 #include "kforge/jobs/manifest.hpp"
@@ -21,8 +22,14 @@ jobs::EvalRecord evaluate_candidate(kernels::Backend& backend, const jobs::Candi
                                     const jobs::TaskManifest& manifest, const std::filesystem::path& scratch_root,
                                     int rank, const CascadeOptions& options = {});
 
-// The sandbox limits a manifest's settings ask for.
+// The sandbox limits a manifest's settings ask for, as for a host backend (RLIMIT_AS = memory_limit_mb).
 Limits limits_from(const jobs::EvalSettings& settings);
+// The limits for a child that runs `backend` (Backend::name()): those of limits_from(), without the
+// address-space cap when the backend creates a device context (see needs_device_address_space).
+Limits limits_for(const jobs::EvalSettings& settings, std::string_view backend);
+// True for backends whose child creates a CUDA context ("cuda"): the driver reserves far more virtual address
+// space than any memory_limit_mb, so that backend enforces the limit on the device memory a candidate reserves.
+bool needs_device_address_space(std::string_view backend);
 
 // The candidate's input seed: the task seed mixed with the candidate id, so that every candidate gets
 // fresh inputs and a re-run of the task gets the same ones.

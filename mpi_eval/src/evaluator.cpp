@@ -49,7 +49,7 @@ BaselineRun time_baselines(kernels::Backend& backend, const jobs::TaskManifest& 
   const auto& s = m.settings;
   if (s.baselines.empty() || s.compile_only) return {};
   fs::create_directories(scratch);
-  Limits limits = limits_from(s);
+  Limits limits = limits_for(s, backend.name());  // a device backend needs its address space unlimited
   const auto count = static_cast<double>(s.baselines.size());
   limits.wall_s *= count;  // each baseline gets what one candidate gets
   limits.cpu_s *= count;

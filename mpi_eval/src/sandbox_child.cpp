@@ -95,10 +95,13 @@ std::string set_limit(int resource, const char* name, rlim_t soft, rlim_t hard) 
 std::string apply_limits(const Limits& limits) {
   // SIGXCPU at the soft limit; SIGKILL one second later if the candidate catches it.
   const auto cpu = static_cast<rlim_t>(std::max(1.0, std::ceil(limits.cpu_s)));
-  const auto memory = inherited_address_space() + static_cast<rlim_t>(std::max<std::int64_t>(limits.memory_bytes, 0));
   const auto file = static_cast<rlim_t>(std::max<std::int64_t>(limits.file_bytes, 0));
+  if (limits.limit_address_space) {
+    const auto memory =
+        inherited_address_space() + static_cast<rlim_t>(std::max<std::int64_t>(limits.memory_bytes, 0));
+    if (auto failure = set_limit(RLIMIT_AS, "setrlimit(RLIMIT_AS)", memory, memory); !failure.empty()) return failure;
+  }
   for (const auto& failure : {set_limit(RLIMIT_CPU, "setrlimit(RLIMIT_CPU)", cpu, cpu + 1),
-                              set_limit(RLIMIT_AS, "setrlimit(RLIMIT_AS)", memory, memory),
                               set_limit(RLIMIT_FSIZE, "setrlimit(RLIMIT_FSIZE)", file, file),
                               set_limit(RLIMIT_CORE, "setrlimit(RLIMIT_CORE)", 0, 0),
                               set_limit(RLIMIT_NOFILE, "setrlimit(RLIMIT_NOFILE)", kOpenFiles, kOpenFiles)}) {

@@ -87,3 +87,19 @@ TEST_F(CascadeTest, CandidateForAnotherBackendIsNotCompiled) {
   EXPECT_NE(r.evidence.find("cuda"), std::string::npos) << r.evidence;
   EXPECT_TRUE(std::isnan(r.compile_ms));
 }
+
+TEST(CascadeLimits, CudaChildrenGetNoAddressSpaceCapWhileOtherBackendsKeepIt) {
+  jobs::EvalSettings s;
+  s.memory_limit_mb = 512;
+  s.file_limit_mb = 8;
+  for (const char* backend : {"host", "replay"}) {
+    const mpi_eval::Limits l = mpi_eval::limits_for(s, backend);
+    EXPECT_TRUE(l.limit_address_space) << backend;
+    EXPECT_EQ(l.memory_bytes, 512LL << 20) << backend;
+  }
+  const mpi_eval::Limits cuda = mpi_eval::limits_for(s, "cuda");
+  EXPECT_FALSE(cuda.limit_address_space) << "a CUDA context reserves more address space than any memory limit";
+  EXPECT_EQ(cuda.file_bytes, 8LL << 20) << "the other limits stay";
+  EXPECT_EQ(cuda.wall_s, s.wall_timeout_s);
+  EXPECT_TRUE(cuda.forbid_processes);
+}

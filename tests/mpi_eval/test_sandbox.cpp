@@ -1,12 +1,15 @@
 // run_sandboxed: every way a child can end is classified and described so a person understands it.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -104,6 +107,35 @@ TEST_F(SandboxTest, UnboundedAllocationIsReportedAsOutOfMemory) {
   });
   ASSERT_TRUE(is_body_error(o)) << o.describe() << o.output_tail;
   EXPECT_EQ(error_message(o).rfind(kOutOfMemoryPrefix, 0), 0u) << error_message(o);
+}
+
+namespace {
+
+// What cuInit does in a child that runs a CUDA candidate: reserve a range of address space the size of the
+// device's memory and more, without touching it. Returns "reserved" or why it was refused, and the file limit.
+std::string reserve_like_a_cuda_context() {
+  constexpr std::size_t kBytes = std::size_t{64} << 30;
+  void* p = ::mmap(nullptr, kBytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  std::string out = p == MAP_FAILED ? std::string("refused: ") + std::strerror(errno) : "reserved";
+  if (p != MAP_FAILED) ::munmap(p, kBytes);
+  rlimit file{};
+  ::getrlimit(RLIMIT_FSIZE, &file);
+  return out + "; RLIMIT_FSIZE " + std::to_string(file.rlim_cur);
+}
+
+}  // namespace
+
+TEST_F(SandboxTest, AddressSpaceLimitRefusesTheReservationOfACudaContext) {
+  const ChildOutcome o = run(reserve_like_a_cuda_context);
+  ASSERT_TRUE(returned_normally(o)) << o.describe() << o.output_tail;
+  EXPECT_EQ(o.payload.rfind("refused", 0), 0u) << o.payload;
+}
+
+TEST_F(SandboxTest, WithoutTheAddressSpaceLimitACudaSizedReservationSucceedsAndOtherLimitsStay) {
+  limits_.limit_address_space = false;
+  const ChildOutcome o = run(reserve_like_a_cuda_context);
+  ASSERT_TRUE(returned_normally(o)) << o.describe() << o.output_tail;
+  EXPECT_EQ(o.payload, "reserved; RLIMIT_FSIZE " + std::to_string(limits_.file_bytes));
 }
 
 TEST_F(SandboxTest, ExitBeforeReportingIsExitedEarly) {

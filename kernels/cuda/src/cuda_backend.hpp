@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "arch.hpp"
+#include "case_run.hpp"
 #include "compile_cache.hpp"
 #include "device.hpp"
 #include "family.hpp"
@@ -41,10 +42,11 @@ class CudaBackend final : public Backend {
   std::int64_t spill_limit(const EvalContext& ctx) const;
   DeviceSession& session();
 
-  struct CaseRun;
+  // One verification launch on fresh buffers, checked right behind it (case_run.hpp).
   CheckOutcome run_case(const HostCase& hc, const LaunchConfig& l);
+  // Timed launches on one set of buffers; `last` (if given) gets what the last timed launch left.
   std::vector<double> time_case(const HostCase& hc, const std::function<void(CaseRun&)>& launch,
-                                const jobs::EvalSettings& s, std::vector<Bytes>* last_outputs);
+                                const jobs::EvalSettings& s, CaseReadback* last);
 
   std::unique_ptr<CudaFamily> family_;
   CudaBackendOptions options_;

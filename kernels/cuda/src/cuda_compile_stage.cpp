@@ -1,9 +1,11 @@
 // CudaBackend, compile stage: launch checks, NVRTC through the compile cache, ptxas figures, resource checks.
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
 
 #include "cuda_backend.hpp"
+#include "module_checks.hpp"
 
 namespace kforge::kernels::cuda {
 namespace {
@@ -41,6 +43,15 @@ CompileResult rejected(CompileResult r, jobs::Status status, const std::string& 
   r.status = status;
   r.log += "[kforge] " + std::string(jobs::to_string(status)) + ": " + why + "\n";
   return r;
+}
+
+// The ELF header of a compiled cubin (what image_rejection() looks at).
+std::string image_head(const std::filesystem::path& cubin) {
+  std::ifstream in(cubin, std::ios::binary);
+  std::string head(64, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  return head;
 }
 
 }  // namespace
@@ -126,6 +137,9 @@ CompileResult CudaBackend::compile_with(const std::string& source, const jobs::C
                     "ptxas reported no figures for the entry function " + family_->entry_point() +
                         ": the source must define extern \"C\" __global__ void " + family_->entry_point() + "(...)");
   if (over) return rejected(r, jobs::Status::resource_reject, *over);
+  if (auto why = image_rejection(image_head(r.artefact))) return rejected(r, jobs::Status::compile_error, *why);
+  if (auto why = device_memory_rejection(static_device_bytes(entry->log), s.memory_limit_mb))
+    return rejected(r, jobs::Status::resource_reject, *why);
   r.ok = true;
   r.status = jobs::Status::ok;
   return r;

@@ -1,12 +1,11 @@
 // CudaBackend, run stage (in the candidate's child): load the cubin in a fresh context, verify on fresh random
 // inputs with poisoned outputs and checked inputs, time with events and L2 flushes, time the baselines.
-#include <unistd.h>
-
 #include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
 
+#include "case_run.hpp"
 #include "checked_call.hpp"
 #include "cublas_gemm.hpp"
 #include "cuda_backend.hpp"
@@ -18,7 +17,6 @@ namespace {
 // Timing inputs differ from the verification inputs (same seed, another stream of numbers).
 constexpr std::uint64_t kTimingStream = 0x9e3779b97f4a7c15ull;
 constexpr std::uint64_t kBaselineStream = 0xc2b2ae3d27d4eb4full;
-constexpr unsigned char kPoison = 0xFF;  // 0xFFFF / 0xFFFFFFFF: NaN in bf16 and fp32
 
 const jobs::EvalSettings& settings_of(const EvalContext& ctx) {
   if (ctx.settings == nullptr) throw std::invalid_argument("cuda backend: EvalContext.settings is null");
@@ -35,41 +33,15 @@ int arch_number(const std::string& arch) {  // "sm_90a" -> 90
   return std::stoi(arch.substr(3));
 }
 
+// A launch that fails (illegal address, __trap(), too many resources) leaves the context unusable: it is thrown,
+// so the sandbox records the child as crashed with this text, the driver's error name and all, as evidence.
+[[noreturn]] void throw_kernel_fault(const CudaCallError& e, const std::string& when, const Problem& p,
+                                     const LaunchConfig& l) {
+  throw std::runtime_error("the kernel failed " + when + " on " + problem_text(p) + " (" + l.text() + "): " +
+                           e.what());
+}
 
 }  // namespace
-
-// A problem instance on the device: inputs uploaded, outputs allocated.
-struct CudaBackend::CaseRun {
-  std::vector<DeviceBuffer> inputs, outputs;
-  std::vector<std::uint64_t> input_addresses, output_addresses;
-  KernelArgs args;
-
-  CaseRun(const DriverApi& api, const HostCase& hc) {
-    for (const Bytes& in : hc.inputs) {
-      inputs.emplace_back(api, in.size());
-      inputs.back().upload(in);
-      input_addresses.push_back(inputs.back().address());
-    }
-    for (std::size_t bytes : hc.output_bytes) {
-      outputs.emplace_back(api, bytes);
-      output_addresses.push_back(outputs.back().address());
-    }
-    args = hc.args(input_addresses, output_addresses);
-  }
-  void poison(const DriverApi& api, CUstream stream) {
-    for (auto& out : outputs) KFORGE_CU_CHECK(api.cuMemsetD8Async(out.address(), kPoison, out.size(), stream));
-  }
-  std::vector<Bytes> download_outputs() const {
-    std::vector<Bytes> out;
-    for (const auto& o : outputs) out.push_back(o.download());
-    return out;
-  }
-  std::string modified_input(const HostCase& hc) const {  // "" when every input is as uploaded
-    for (std::size_t n = 0; n < inputs.size(); ++n)
-      if (inputs[n].download() != hc.inputs[n]) return "the kernel modified input buffer " + std::to_string(n);
-    return "";
-  }
-};
 
 DeviceSession& CudaBackend::session() {
   if (!session_) session_ = std::make_unique<DeviceSession>();  // throws NoCudaDevice without a GPU
@@ -96,12 +68,20 @@ void CudaBackend::load(const CompileResult& compiled) {
 CheckOutcome CudaBackend::run_case(const HostCase& hc, const LaunchConfig& l) {
   DeviceSession& s = session();
   CaseRun run(s.api(), hc);
-  run.poison(s.api(), s.stream());
-  kernel_->launch(l, run.args, s.stream());
-  KFORGE_CU_CHECK(s.api().cuStreamSynchronize(s.stream()));  // a fault in the kernel surfaces here (crash)
-  if (std::string why = run.modified_input(hc); !why.empty())
-    return {jobs::Status::cheat_detected, jobs::kNaN, jobs::kNaN, why + " (" + problem_text(hc.problem) + ")"};
-  return hc.check(run.download_outputs());
+  run.poison(s.stream());
+  CaseReadback back;
+  try {
+    kernel_->launch(l, run.args(), s.stream());
+    back = run.read_back(s.stream());  // right behind the launch, on the harness stream
+  } catch (const CudaCallError& e) {
+    throw_kernel_fault(e, "during verification", hc.problem, l);
+  }
+  const std::string where = " (" + problem_text(hc.problem) + ")";
+  if (!back.outside_writes.empty())
+    return {jobs::Status::wrong_result, jobs::kNaN, jobs::kNaN, back.outside_writes + where};
+  if (!back.modified_inputs.empty())
+    return {jobs::Status::cheat_detected, jobs::kNaN, jobs::kNaN, back.modified_inputs + where};
+  return hc.check(back.outputs);
 }
 
 VerifyResult CudaBackend::verify(const EvalContext& ctx) {
@@ -125,19 +105,21 @@ VerifyResult CudaBackend::verify(const EvalContext& ctx) {
 }
 
 std::vector<double> CudaBackend::time_case(const HostCase& hc, const std::function<void(CaseRun&)>& launch,
-                                           const jobs::EvalSettings& settings, std::vector<Bytes>* last_outputs) {
+                                           const jobs::EvalSettings& settings, CaseReadback* last) {
   DeviceSession& s = session();
   CaseRun run(s.api(), hc);
   L2Flusher flusher(s);
   const std::vector<double> samples = time_launches(
       s, GpuTimingPolicy::from(settings),
       [&] {
-        run.poison(s.api(), s.stream());
+        run.poison(s.stream());
         flusher.enqueue(s.stream());
       },
       [&] { launch(run); });
-  KFORGE_CU_CHECK(s.api().cuStreamSynchronize(s.stream()));
-  if (last_outputs != nullptr) *last_outputs = run.download_outputs();
+  if (last != nullptr)
+    *last = run.read_back(s.stream());  // the last timed launch's result, as it completed
+  else
+    KFORGE_CU_CHECK(s.api().cuStreamSynchronize(s.stream()));
   return samples;
 }
 
@@ -148,13 +130,21 @@ TimeResult CudaBackend::time(const EvalContext& ctx) {
   std::mt19937_64 rng(ctx.seed ^ kTimingStream);
   const HostCase hc = family_->make_case(main, rng, false);
   const LaunchConfig l = family_->launch(genome_, main);
-  std::vector<Bytes> outputs;
+  CaseReadback back;
   TimeResult result;
-  result.samples_ms = time_case(hc, [&](CaseRun& run) { kernel_->launch(l, run.args, session().stream()); }, settings,
-                                &outputs);
-  if (const CheckOutcome o = hc.check(outputs); o.status != jobs::Status::ok) {
-    result.status = jobs::Status::cheat_detected;  // right in verify(), wrong while being timed
-    result.evidence = "after timing: " + o.evidence;
+  try {
+    result.samples_ms =
+        time_case(hc, [&](CaseRun& run) { kernel_->launch(l, run.args(), session().stream()); }, settings, &back);
+  } catch (const CudaCallError& e) {
+    throw_kernel_fault(e, "while being timed", main, l);
+  }
+  // Right in verify(), wrong while being timed: the result of the last timed launch must hold up too.
+  std::string wrong = !back.outside_writes.empty() ? back.outside_writes : back.modified_inputs;
+  if (wrong.empty())
+    if (const CheckOutcome o = hc.check(back.outputs); o.status != jobs::Status::ok) wrong = o.evidence;
+  if (!wrong.empty()) {
+    result.status = jobs::Status::cheat_detected;
+    result.evidence = "after timing: " + wrong;
     return result;
   }
   const double fastest_s = *std::min_element(result.samples_ms.begin(), result.samples_ms.end()) / 1e3;
@@ -191,13 +181,13 @@ std::vector<jobs::Baseline> CudaBackend::time_baselines(const EvalContext& ctx) 
       if (!compiled.ok) throw std::runtime_error("cuda backend: the reference kernel does not compile:\n" + compiled.log);
       const LoadedKernel kernel(session(), read_binary(compiled.artefact), family_->entry_point());
       const LaunchConfig l = family_->launch(ref.genome, main);
-      samples = time_case(hc, [&](CaseRun& run) { kernel.launch(l, run.args, session().stream()); }, settings, nullptr);
+      samples = time_case(hc, [&](CaseRun& run) { kernel.launch(l, run.args(), session().stream()); }, settings, nullptr);
     } else {
       CublasGemm cublas;
       samples = time_case(
           hc,
           [&](CaseRun& run) {
-            cublas.run(session().stream(), run.input_addresses[0], run.input_addresses[1], run.output_addresses[0],
+            cublas.run(session().stream(), run.input_addresses()[0], run.input_addresses()[1], run.output_addresses()[0],
                        static_cast<int>(main.at("M")), static_cast<int>(main.at("N")), static_cast<int>(main.at("K")));
           },
           settings, nullptr);

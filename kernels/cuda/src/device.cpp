@@ -66,10 +66,9 @@ void DeviceBuffer::upload(const Bytes& data) {
   if (bytes_ != 0) KFORGE_CU_CHECK(api_->cuMemcpyHtoD(ptr_, data.data(), bytes_));
 }
 
-Bytes DeviceBuffer::download() const {
-  Bytes out(bytes_);
-  if (bytes_ != 0) KFORGE_CU_CHECK(api_->cuMemcpyDtoH(out.data(), ptr_, bytes_));
-  return out;
+void DeviceBuffer::enqueue_download(Bytes& into, CUstream stream) const {
+  into.resize(bytes_);
+  if (bytes_ != 0) KFORGE_CU_CHECK(api_->cuMemcpyDtoHAsync(into.data(), ptr_, bytes_, stream));
 }
 
 LoadedKernel::LoadedKernel(const DeviceSession& session, const std::string& cubin, const std::string& entry)

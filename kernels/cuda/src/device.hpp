@@ -41,7 +41,9 @@ class DeviceBuffer {
   std::uint64_t address() const { return static_cast<std::uint64_t>(ptr_); }
   std::size_t size() const { return bytes_; }
   void upload(const Bytes& data);
-  Bytes download() const;
+  // Sizes `into` to the buffer and enqueues the copy on `stream`, behind whatever that stream already holds;
+  // `into` must stay alive and untouched until the stream has been synchronised.
+  void enqueue_download(Bytes& into, CUstream stream) const;
 
  private:
   const DriverApi* api_ = nullptr;

@@ -34,7 +34,8 @@ void resolve_all(GetProcAddress get, DriverApi& a) {
   KFORGE_RESOLVE(cuCtxResetPersistingL2Cache); KFORGE_RESOLVE(cuModuleLoadData); KFORGE_RESOLVE(cuModuleUnload);
   KFORGE_RESOLVE(cuModuleGetFunction); KFORGE_RESOLVE(cuFuncSetAttribute); KFORGE_RESOLVE(cuMemAlloc);
   KFORGE_RESOLVE(cuMemFree); KFORGE_RESOLVE(cuMemcpyHtoD); KFORGE_RESOLVE(cuMemcpyDtoH);
-  KFORGE_RESOLVE(cuMemsetD8Async); KFORGE_RESOLVE(cuStreamCreate); KFORGE_RESOLVE(cuStreamDestroy);
+  KFORGE_RESOLVE(cuMemcpyDtoHAsync); KFORGE_RESOLVE(cuMemsetD8Async); KFORGE_RESOLVE(cuStreamCreate);
+  KFORGE_RESOLVE(cuStreamDestroy);
   KFORGE_RESOLVE(cuStreamSynchronize); KFORGE_RESOLVE(cuEventCreate); KFORGE_RESOLVE(cuEventDestroy);
   KFORGE_RESOLVE(cuEventRecord); KFORGE_RESOLVE(cuEventSynchronize); KFORGE_RESOLVE(cuEventElapsedTime);
   KFORGE_RESOLVE(cuLaunchKernel);

@@ -40,6 +40,7 @@ struct DriverApi {
   KFORGE_DRIVER_FN(cuMemFree);
   KFORGE_DRIVER_FN(cuMemcpyHtoD);
   KFORGE_DRIVER_FN(cuMemcpyDtoH);
+  KFORGE_DRIVER_FN(cuMemcpyDtoHAsync);
   KFORGE_DRIVER_FN(cuMemsetD8Async);
   KFORGE_DRIVER_FN(cuStreamCreate);
   KFORGE_DRIVER_FN(cuStreamDestroy);

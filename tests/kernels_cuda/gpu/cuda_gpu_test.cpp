@@ -1,34 +1,11 @@
 // The run stage on a real GPU: load, verify against the host reference, time, time the baselines; and a
 // broken kernel fails verification. Every test skips with the reason when there is no usable device.
-#include "cuda_test_support.hpp"
-#include "device.hpp"
+#include "gpu_test_support.hpp"
 
 namespace kforge::kernels::cuda::test {
 namespace {
 
-// The island target whose cubins this machine's GPU runs ("" when neither).
-std::string target_of_this_gpu() {
-  const DeviceSession s;
-  const int cc = s.compute_capability();
-  return cc == 90 ? "hopper" : cc == 100 ? "blackwell" : "";
-}
-
-class CudaGpuTest : public CudaBackendTest, public ::testing::WithParamInterface<std::string> {
- protected:
-  void SetUp() override {
-    CudaBackendTest::SetUp();
-    if (const std::string why = why_no_cuda_device(); !why.empty()) GTEST_SKIP() << why;
-    target_ = target_of_this_gpu();
-    if (target_.empty()) GTEST_SKIP() << "the GPU is neither sm_90 nor sm_100";
-    settings_.min_repeats = 3;
-    settings_.max_repeats = 10;
-    settings_.time_cap_s = 1.0;
-    if (GetParam() == "gemm") settings_.problem = {{"M", 1024}, {"N", 1024}, {"K", 1024}};
-    if (GetParam() == "kda") settings_.problem = {{"B", 1}, {"T", 512}, {"H", 4}};
-    if (GetParam() == "rmsnorm") settings_.problem = {{"rows", 1024}, {"hidden", 4096}};
-  }
-  std::string target_;
-};
+using CudaGpuTest = GpuBackendTest;
 
 TEST_P(CudaGpuTest, DefaultCandidateLoadsVerifiesAndTimes) {
   auto b = backend(GetParam());

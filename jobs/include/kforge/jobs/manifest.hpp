@@ -16,7 +16,7 @@ namespace kforge::jobs {
 struct EvalSettings {
   double wall_timeout_s = 30.0;      // per candidate run (verify + time), wall clock
   double cpu_limit_s = 60.0;         // RLIMIT_CPU of the candidate's child
-  std::int64_t memory_limit_mb = 2048;  // RLIMIT_AS of the candidate's child
+  std::int64_t memory_limit_mb = 2048;  // host: RLIMIT_AS of the candidate's child; cuda: static device memory
   std::int64_t file_limit_mb = 64;      // RLIMIT_FSIZE of the candidate's child
   double compile_timeout_s = 60.0;
   int warmup = 1;
