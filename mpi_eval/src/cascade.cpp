@@ -101,6 +101,9 @@ std::string out_of_memory_text(const std::string& message, const jobs::EvalSetti
   return message + " (memory limit " + std::to_string(s.memory_limit_mb) + " MiB)";
 }
 
+// The child's body error text that marks the node, not the candidate, at fault (kernels::InfrastructureError).
+constexpr std::string_view kInfrastructurePrefix = "infrastructure: ";
+
 // Status and evidence from how the candidate's child ended.
 void apply_outcome(jobs::EvalRecord& r, const ChildOutcome& o, const jobs::EvalSettings& s) {
   if (returned_normally(o)) {
@@ -113,6 +116,9 @@ void apply_outcome(jobs::EvalRecord& r, const ChildOutcome& o, const jobs::EvalS
   } else if (is_sandbox_error(o)) {
     r.status = Status::infra_error;
     r.evidence = o.describe();
+  } else if (is_body_error(o) && error_message(o).starts_with(kInfrastructurePrefix)) {
+    r.status = Status::infra_error;
+    r.evidence = error_message(o).substr(kInfrastructurePrefix.size());
   } else if (is_body_error(o)) {
     r.status = Status::crash;
     const std::string message = error_message(o);
@@ -128,11 +134,15 @@ void apply_outcome(jobs::EvalRecord& r, const ChildOutcome& o, const jobs::EvalS
 
 std::string run_in_child(kernels::Backend& backend, const kernels::CompileResult& compiled,
                          const kernels::EvalContext& ctx) {
-  backend.load(compiled);
-  ChildReport report;
-  report.verify = backend.verify(ctx);
-  if (report.verify.status == Status::ok) report.time = backend.time(ctx);
-  return encode_child_report(report);
+  try {
+    backend.load(compiled);
+    ChildReport report;
+    report.verify = backend.verify(ctx);
+    if (report.verify.status == Status::ok) report.time = backend.time(ctx);
+    return encode_child_report(report);
+  } catch (const kernels::InfrastructureError& e) {
+    throw std::runtime_error(std::string(kInfrastructurePrefix) + e.what());
+  }
 }
 
 // Render, compile, run; returns with r.status and r.evidence set.

@@ -8,13 +8,15 @@
 
 #include <cuda.h>
 
+#include "kforge/kernels/backend.hpp"
+
 namespace kforge::kernels::cuda {
 
 // Thrown when there is no usable GPU: no driver library, cuInit failed, or no device. The evaluator records
 // it as infra_error (the candidate is not at fault).
-class NoCudaDevice : public std::runtime_error {
+class NoCudaDevice : public InfrastructureError {
  public:
-  explicit NoCudaDevice(const std::string& why) : std::runtime_error("no CUDA device: " + why) {}
+  explicit NoCudaDevice(const std::string& why) : InfrastructureError("no CUDA device: " + why) {}
 };
 
 struct DriverApi {

@@ -24,9 +24,8 @@ class IsolationTest : public CudaBackendTest {
   void SetUp() override {
     CudaBackendTest::SetUp();
     ASSERT_FALSE(libcuda_loaded_in_this_process()) << "nothing before this test may initialise CUDA in the rank";
-    const std::string probe = probe_gpu_in_a_child();
-    if (probe.rfind("target:", 0) != 0) GTEST_SKIP() << probe;
-    manifest_.target = probe.substr(7);
+    probe_ = probe_gpu_in_a_child();
+    manifest_.target = has_gpu() ? probe_.substr(7) : "hopper";
     manifest_.backend = "cuda";
     manifest_.family = "gemm";
     manifest_.seed = 7;
@@ -62,10 +61,25 @@ class IsolationTest : public CudaBackendTest {
     return mpi_eval::evaluate_candidate(b, c, m, root_ / "eval", 0);
   }
 
+  bool has_gpu() const { return probe_.rfind("target:", 0) == 0; }
+
   jobs::TaskManifest manifest_;
+  std::string probe_;
 };
 
+// The node's fault, not the candidate's: on a node without a GPU the run is an infra_error naming why, so
+// the candidate is neither blamed in the lessons nor credited as a crash.
+TEST_F(IsolationTest, WithoutAGpuTheRunIsAnInfraErrorNotTheCandidatesFault) {
+  if (has_gpu()) GTEST_SKIP() << "this node has a GPU; the check is for nodes without one";
+  auto b = backend("gemm");
+  const jobs::EvalRecord r = evaluate(*b, honest_naive_gemm());
+  EXPECT_EQ(r.status, jobs::Status::infra_error) << r.evidence;
+  EXPECT_NE(r.evidence.find("no CUDA device"), std::string::npos) << r.evidence;
+  EXPECT_FALSE(libcuda_loaded_in_this_process());
+}
+
 TEST_F(IsolationTest, HonestCandidateVerifiesAfterAnIllegalAddressATrapAndAHang) {
+  if (!has_gpu()) GTEST_SKIP() << probe_;
   auto b = backend("gemm");
   const std::string honest = honest_naive_gemm();
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,13 @@
 #include "kforge/jobs/record.hpp"
 
 namespace kforge::kernels {
+
+// Thrown by a backend when the node, not the candidate, is at fault (no GPU, no driver): the evaluator records
+// infra_error, so the candidate is not blamed and the lessons do not learn from it.
+class InfrastructureError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 struct ResourceFigures {
   std::int32_t registers = -1;
