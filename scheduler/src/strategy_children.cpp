@@ -1,5 +1,8 @@
 #include "strategy_children.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "kforge/scheduler/generation_plan.hpp"
@@ -13,8 +16,10 @@ std::string strategy_name(const std::string& configured) { return configured == 
 
 // Tells the strategy every evaluation of this target bred from the genome alone (an agent's source-level child
 // shares its parent's genome but not its time) once, in archive order, so the model is the same on a resume.
-void tell_archive(SearchStrategy& strategy, const ArchiveView& archive, const std::string& target) {
+// Returns the lie for the proposals still to be measured: the median of the measured times (+inf before any).
+double tell_archive(SearchStrategy& strategy, const ArchiveView& archive, const std::string& target) {
   std::set<std::string> told;
+  std::vector<double> measured;
   for (const auto& g : archive.generations()) {
     for (const auto& r : g.records) {
       if (r.target != target || !told.insert(r.params).second) continue;
@@ -22,11 +27,15 @@ void tell_archive(SearchStrategy& strategy, const ArchiveView& archive, const st
       if (c && !c->source.empty()) continue;
       try {
         strategy.tell(jobs::Genome::from_text(r.params), jobs::fitness_ms(r));
+        if (std::isfinite(jobs::fitness_ms(r))) measured.push_back(jobs::fitness_ms(r));
       } catch (const std::invalid_argument&) {
         // a genome outside the current space (an agent's parameters): nothing the model can place
       }
     }
   }
+  if (measured.empty()) return std::numeric_limits<double>::infinity();
+  std::nth_element(measured.begin(), measured.begin() + static_cast<std::ptrdiff_t>(measured.size() / 2), measured.end());
+  return measured[measured.size() / 2];
 }
 
 }  // namespace
@@ -43,13 +52,15 @@ std::vector<jobs::Candidate> strategy_children(const CampaignConfig& campaign, c
   options.budget_hint = campaign.search.generations * campaign.search.offspring;
   auto strategy = make_strategy(strategy_name(campaign.search.strategy), std::move(parameters),
                                 [&space](const jobs::Genome& g) { return space.contains(g); }, options);
-  tell_archive(*strategy, archive, target);
+  const double lie = tell_archive(*strategy, archive, target);
   std::vector<jobs::Candidate> out;
-  // Asked for a few more than needed: a proposal may collide with an id another operator already claimed.
-  for (int round = 0; round < 4 && static_cast<int>(out.size()) < count; ++round) {
-    const std::vector<jobs::Genome> proposals = strategy->ask(count - static_cast<int>(out.size()));
+  // One at a time, each proposal told a "constant liar" time before the next ask: a whole generation is
+  // planned without measurements, and the lie pushes the model away from proposing near-copies of one point.
+  for (int round = 0; round < 4 * count && static_cast<int>(out.size()) < count; ++round) {
+    const std::vector<jobs::Genome> proposals = strategy->ask(1);
     if (proposals.empty()) break;
     for (const auto& genome : proposals) {
+      strategy->tell(genome, lie);
       jobs::Candidate c;
       c.family = campaign.family;
       c.backend = campaign.backend;

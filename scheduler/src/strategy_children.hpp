@@ -1,7 +1,8 @@
 #pragma once
 // Built-in offspring from a model-based SearchStrategy (search.strategy "surrogate" or "random") instead of the
 // evolutionary operators: the strategy is told every evaluation of the island's target the archive holds, then
-// asked for the island's children. The children's op is the strategy's name and they have no parents.
+// asked for the island's children one at a time, each told the median measured time as a stand-in ("constant
+// liar") before the next ask. The children's op is the strategy's name and they have no parents.
 #include <set>
 #include <string>
 #include <vector>
