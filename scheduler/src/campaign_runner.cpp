@@ -66,7 +66,7 @@ std::vector<jobs::TaskManifest> CampaignRunner::manifests_for(int generation, co
   }
   std::vector<AgentReport> agents;
   tasks = plan_generation(campaign_, site_, space_, archive, generation, dir_.generation_dir(generation) / "agents",
-                          &agents);
+                          &agents, executor_.agent_launcher());
   for (const auto& a : agents) {
     progress_ << "agent " << a.agent << " (island " << a.island << "): " << a.status << ", " << a.accepted
               << " children accepted, " << a.rejected << " rejected" << std::endl;

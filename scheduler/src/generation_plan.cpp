@@ -81,7 +81,7 @@ std::vector<jobs::Candidate> agent_children(const CampaignConfig& campaign, cons
                                             int generation, int island, std::set<std::string>& seen,
                                             const std::filesystem::path& agents_dir,
                                             const std::map<std::string, double>& shares,
-                                            std::vector<AgentReport>* reports) {
+                                            std::vector<AgentReport>* reports, const AgentLauncher& launcher) {
   std::vector<jobs::Candidate> out;
   const CandidateTemplate tmpl{campaign.family, campaign.backend, campaign.compile_flags};
   for (const auto& agent : campaign.agents) {
@@ -89,7 +89,7 @@ std::vector<jobs::Candidate> agent_children(const CampaignConfig& campaign, cons
     const int wanted = std::max(1, static_cast<int>(share * campaign.search.offspring + 0.5));
     const AgentBrief brief = brief_for(campaign, archive, parents, generation, island, wanted);
     const AgentSpec spec{agent.name, agent.command, agent.timeout_s,
-                         agents_dir / (agent.name + "-island" + std::to_string(island))};
+                         agents_dir / (agent.name + "-island" + std::to_string(island)), launcher};
     const AgentOutcome outcome = run_agent(spec, brief, space);
     AgentReport report{agent.name, island, std::string(to_string(outcome.status)), 0,
                        static_cast<int>(outcome.rejected.size()), outcome.evidence};
@@ -110,7 +110,8 @@ std::vector<jobs::Candidate> agent_children(const CampaignConfig& campaign, cons
 
 std::vector<jobs::Candidate> breed_island(const CampaignConfig& campaign, const SearchSpace& space,
                                           const ArchiveView& archive, int generation, int island,
-                                          const std::filesystem::path& agents_dir, std::vector<AgentReport>* reports) {
+                                          const std::filesystem::path& agents_dir, std::vector<AgentReport>* reports,
+                                          const AgentLauncher& launcher) {
   const std::string& target = campaign.targets.at(static_cast<size_t>(island));
   std::mt19937_64 rng(mix_seed(campaign.search.seed, static_cast<std::uint64_t>(generation),
                                static_cast<std::uint64_t>(island)));
@@ -127,7 +128,7 @@ std::vector<jobs::Candidate> breed_island(const CampaignConfig& campaign, const 
     const std::map<std::string, double> shares = operator_shares(campaign, archive, island);
     if (!campaign.agents.empty() && !agents_dir.empty()) {
       children = agent_children(campaign, space, archive, parents, generation, island, seen, agents_dir, shares,
-                                reports);
+                                reports, launcher);
     }
     const int builtin = std::max(0, campaign.search.offspring - static_cast<int>(children.size()));
     auto bred = evolutionary ? breed(space, parents, builtin, builtin_rates(campaign.search, shares), tmpl,
@@ -176,10 +177,12 @@ std::vector<jobs::TaskManifest> split_into_tasks(const CampaignConfig& campaign,
 std::vector<jobs::TaskManifest> plan_generation(const CampaignConfig& campaign, const SiteConfig& site,
                                                 const SearchSpace& space, const ArchiveView& archive, int generation,
                                                 const std::filesystem::path& agents_dir,
-                                                std::vector<AgentReport>* agent_reports) {
+                                                std::vector<AgentReport>* agent_reports,
+                                                const AgentLauncher& agent_launcher) {
   std::vector<jobs::TaskManifest> tasks;
   for (int island = 0; island < static_cast<int>(campaign.targets.size()); ++island) {
-    auto children = breed_island(campaign, space, archive, generation, island, agents_dir, agent_reports);
+    auto children = breed_island(campaign, space, archive, generation, island, agents_dir, agent_reports,
+                                 agent_launcher);
     auto island_tasks = split_into_tasks(campaign, site, generation, island, children,
                                          static_cast<int>(tasks.size()));
     for (auto& t : island_tasks)

@@ -9,6 +9,8 @@
 #   E. slurmd stopped in the middle of a generation and started again: the campaign completes, nothing lost
 #   F. an array task that exceeds its time limit, retries spent: its candidates are infra_error with Slurm's
 #      TIMEOUT state, and the generation still completes
+#   G. agent operators run as Slurm jobs in the site's agent_partition: an agent's children are accepted, and
+#      one that hangs past its time limit is timed_out (its job cancelled) while the campaign completes
 set -euo pipefail
 BIN=$1 SRC=$2
 : "${SLURM_CONF:?run me under slurm/scripts/with-cluster.sh}"
@@ -128,5 +130,34 @@ assert len(df) == 2 and (df["status"] == "infra_error").all(), df[["status", "ev
 assert df["evidence"].str.contains("TIMEOUT").all(), df["evidence"].tolist()
 print("timed-out task recorded:", df["evidence"].iloc[0][:160])
 PY
+
+echo "== G: agent operators as Slurm jobs in the site's agent partition"
+cat > "$WORK/slurm-agent.py" <<'PY'
+import json, os, sys
+args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+brief = json.load(open(args["--brief"][:-len(".yaml")] + ".json"))
+open("slurm_job.txt", "w").write(os.environ.get("SLURM_JOB_ID", "") + "\n")
+child = {"source": brief["parents"][0]["source"] + "\n// proposed by an agent that ran as a Slurm job\n",
+         "rationale": "the best parent, unchanged, to show where agents run"}
+json.dump({"children": [child]}, open(args["--children"], "w"))
+PY
+printf '#!/bin/sh\nsleep 600\n' > "$WORK/hanging-agent.sh"
+chmod +x "$WORK/hanging-agent.sh"
+{ sed -e "s|targets: \[hopper, blackwell\]|targets: [hopper]|" "$CAMPAIGN"
+  cat <<YAML
+agents:
+  - {name: slurm-agent, command: [python3, $WORK/slurm-agent.py], weight: 0.2, timeout_s: 60}
+  - {name: hanging, command: [$WORK/hanging-agent.sh], weight: 0.2, timeout_s: 5}
+YAML
+} > "$WORK/agents.yaml"
+sed -e "s|  poll_interval_s: 1|  poll_interval_s: 1\n  agent_partition: blackwell|" "$SITE" > "$WORK/agents-site.yaml"
+grep -q 'agent_partition: blackwell' "$WORK/agents-site.yaml"
+"$BIN/kforge" run "$WORK/agents.yaml" --site "$WORK/agents-site.yaml" --out "$WORK/g" | tee "$WORK/g.log"
+grep -q '^agent slurm-agent (island 0): ok, 1 children accepted' "$WORK/g.log"
+grep -q '^agent hanging (island 0): timed_out, 0 children accepted' "$WORK/g.log"
+grep -Eq '^[0-9]+$' "$WORK/g/g0001/agents/slurm-agent-island0/slurm_job.txt"  # it ran inside a Slurm job
+grep -q 'Slurm job [0-9]* in partition blackwell' "$WORK/g/g0001/agents/slurm-agent-island0/outcome.txt"
+grep -q 'Slurm job [0-9]* in partition blackwell' "$WORK/g/g0001/agents/hanging-island0/outcome.txt"
+grep -q '^gen 2/2' "$WORK/g.log"
 
 echo "all Slurm campaign checks passed"

@@ -4,24 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "kforge/scheduler/agents/agent_launch.hpp"
+
 namespace kforge::scheduler::agent_process {
 
-struct ProcessResult {
-  bool started = false;  // false: fork failed (the reason is in `problem`)
-  bool timed_out = false;
-  int exit_code = -1;    // set when it exited on its own
-  int signal = 0;        // set when a signal ended it
-  double wall_s = 0.0;
-  std::string problem;
-};
-
-struct ProcessSpec {
-  std::vector<std::string> argv;  // argv[0] is looked up on PATH when it has no '/'
-  std::filesystem::path cwd;
-  std::filesystem::path stdout_file;
-  std::filesystem::path stderr_file;
-  double timeout_s = 60.0;
-};
+using ProcessResult = AgentProcessResult;
+using ProcessSpec = AgentProcessSpec;
 
 // Runs to completion or to the time limit, then kills whatever is left of its process group.
 ProcessResult run_process_group(const ProcessSpec& spec);

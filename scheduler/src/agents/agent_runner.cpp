@@ -26,7 +26,7 @@ std::string seconds(double s) {
 }
 
 std::string how_it_ended(const AgentSpec& spec, const agent_process::ProcessResult& run) {
-  const std::string who = "agent '" + spec.name + "'";
+  const std::string who = "agent '" + spec.name + "'" + (run.where.empty() ? "" : " (" + run.where + ")");
   if (!run.started) return who + " could not be started: " + run.problem;
   if (run.timed_out)
     return who + " ran past its time limit of " + seconds(spec.timeout_s) + " and was killed with its process group";
@@ -73,7 +73,7 @@ AgentOutcome run_agent(const AgentSpec& spec, const AgentBrief& brief, const Sea
   process.stdout_file = dir / "agent.stdout";
   process.stderr_file = dir / "agent.stderr";
   process.timeout_s = spec.timeout_s;
-  const auto run = agent_process::run_process_group(process);
+  const auto run = spec.launcher ? spec.launcher(process) : agent_process::run_process_group(process);
 
   ChildrenFile file;
   const bool exited_cleanly = run.started && !run.timed_out && run.signal == 0 && run.exit_code == 0;

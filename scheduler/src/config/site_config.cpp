@@ -85,7 +85,8 @@ void read_slurm_targets(const MapReader& slurm, SlurmExecutorSpec& spec) {
 void read_slurm_section(const MapReader& top, SiteConfig& site) {
   const std::vector<std::string> keys = {"client", "account", "qos", "reservation", "time_limit_min", "ranks_per_task",
                                          "cpus_per_rank", "max_concurrent_tasks", "mpi_launch", "srun_mpi", "modules",
-                                         "environment", "poll_interval_s", "targets"};
+                                         "environment", "poll_interval_s", "agent_partition", "agent_cpus",
+                                         "targets"};
   if (!top.has("slurm")) {
     if (site.executor == "slurm") top.fail_missing("slurm", "a mapping with keys: " + join(keys));
     return;
@@ -116,6 +117,8 @@ void read_slurm_section(const MapReader& top, SiteConfig& site) {
     spec.environment[name] = env.require_string(name, "a string value");
   }
   spec.poll_interval_s = section.get_number("poll_interval_s", spec.poll_interval_s, number_positive());
+  spec.agent_partition = section.get_string("agent_partition", spec.agent_partition, "a Slurm partition for agents");
+  spec.agent_cpus = section.get_int("agent_cpus", spec.agent_cpus, int_at_least(1));
   read_slurm_targets(section, spec);
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "agent_job.hpp"
 #include "batch_script.hpp"
 #include "detail/elapsed.hpp"
 #include "job_ledger.hpp"
@@ -50,6 +51,13 @@ class SlurmExecutor final : public Executor {
         client_(std::move(client)) {}
 
   std::string name() const override { return "slurm (" + client_->backend_name() + ")"; }
+
+  AgentLauncher agent_launcher() override {
+    if (site_.slurm.agent_partition.empty()) return {};
+    return [this](const AgentProcessSpec& process) {
+      return slurm_detail::run_agent_job(*client_, site_.slurm, campaign_, process);
+    };
+  }
 
   // Every call into Slurm goes through here, so that the time spent inside Slurm is measured apart.
   template <typename Call>

@@ -44,7 +44,7 @@ class AgentRunnerTest : public ::testing::Test {
     const auto script = dir / "agent.sh";
     std::ofstream(script) << "#!/bin/sh\n" << body << "\n";
     std::filesystem::permissions(script, std::filesystem::perms::owner_all);
-    return AgentSpec{"test-agent", {script.string()}, timeout_s, dir / "work"};
+    return AgentSpec{"test-agent", {script.string()}, timeout_s, dir / "work", {}};
   }
 };
 

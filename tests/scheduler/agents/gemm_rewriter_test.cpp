@@ -103,7 +103,7 @@ TEST(GemmRewriterAgent, ChildrenAreDistinctCompilingSourceEditsOfTheirParents) {
   const auto dir = std::filesystem::path(KFORGE_BINARY_DIR) / "agents-test" / "gemm-rewriter";
   std::filesystem::remove_all(dir);
   const AgentSpec spec{"gemm_rewriter", {"/usr/bin/python3", KFORGE_SOURCE_DIR "/share/agents/gemm_rewriter.py"},
-                       60.0, dir};
+                       60.0, dir, {}};
 
   const auto outcome = run_agent(spec, brief, space);
   ASSERT_EQ(outcome.status, AgentStatus::ok) << outcome.evidence;
@@ -143,7 +143,7 @@ TEST(GemmRewriterAgent, SameBriefGivesTheSameChildren) {
   std::vector<std::string> sources[2];
   for (int run = 0; run < 2; ++run) {
     const AgentSpec spec{"gemm_rewriter", {"/usr/bin/python3", KFORGE_SOURCE_DIR "/share/agents/gemm_rewriter.py"},
-                         60.0, base / std::to_string(run)};
+                         60.0, base / std::to_string(run), {}};
     const auto outcome = run_agent(spec, brief, space);
     ASSERT_EQ(outcome.status, AgentStatus::ok) << outcome.evidence;
     for (const auto& child : outcome.children) sources[run].push_back(child.source);
@@ -159,7 +159,7 @@ TEST(GemmRewriterAgent, OtherFamiliesGetNoChildrenButAValidFile) {
   brief.children_wanted = 2;
   const SearchSpace space(gemm_space());
   const AgentSpec spec{"gemm_rewriter", {"/usr/bin/python3", KFORGE_SOURCE_DIR "/share/agents/gemm_rewriter.py"},
-                       60.0, std::filesystem::path(KFORGE_BINARY_DIR) / "agents-test" / "gemm-rewriter-other"};
+                       60.0, std::filesystem::path(KFORGE_BINARY_DIR) / "agents-test" / "gemm-rewriter-other", {}};
   const auto outcome = run_agent(spec, brief, space);
   EXPECT_EQ(outcome.status, AgentStatus::ok) << outcome.evidence;
   EXPECT_TRUE(outcome.children.empty());

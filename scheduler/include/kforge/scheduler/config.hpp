@@ -120,6 +120,10 @@ struct SlurmExecutorSpec {
   std::vector<std::string> modules;             // `module load` lines in the batch script
   std::map<std::string, std::string> environment;  // exported in the batch script
   double poll_interval_s = 2.0;
+  // Agent operators run as Slurm jobs (one-task arrays) in this CPU partition, under the agent's time limit;
+  // empty: they run as local processes on the driver's node.
+  std::string agent_partition;
+  int agent_cpus = 1;            // --cpus-per-task of an agent's job
   std::map<std::string, SlurmTargetSpec> targets;  // campaign target name -> where it runs
   SourceLocation targets_where;
 };

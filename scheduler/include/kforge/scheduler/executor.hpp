@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kforge/scheduler/agents/agent_launch.hpp"
 #include "kforge/scheduler/config.hpp"
 
 namespace kforge::scheduler {
@@ -39,6 +40,8 @@ class Executor {
   virtual ExecutorTimes times() const { return times_; }
   // Runs every task to its end; returns one TaskEnd per launch, in launch order.
   virtual std::vector<TaskEnd> run_all(const std::vector<TaskLaunch>& tasks) = 0;
+  // How agent operators are started; empty (the default): local process groups on the driver's node.
+  virtual AgentLauncher agent_launcher() { return {}; }
 
  protected:
   ExecutorTimes times_;

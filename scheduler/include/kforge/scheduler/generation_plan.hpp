@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kforge/jobs/manifest.hpp"
+#include "kforge/scheduler/agents/agent_launch.hpp"
 #include "kforge/scheduler/archive_view.hpp"
 #include "kforge/scheduler/config.hpp"
 #include "kforge/scheduler/search_space.hpp"
@@ -24,11 +25,13 @@ struct AgentReport {
 
 // Deterministic in (config, archive, generation) for the built-in operators: a driver killed before the
 // manifests were complete plans the same work again. Agent operators (campaign.agents, from generation 1 on)
-// run in agents_dir/<agent>-island<k>; their failures are reported in `agent_reports`, never thrown.
+// run in agents_dir/<agent>-island<k>, started by `agent_launcher` (empty: local processes); their failures
+// are reported in `agent_reports`, never thrown.
 std::vector<jobs::TaskManifest> plan_generation(const CampaignConfig& campaign, const SiteConfig& site,
                                                 const SearchSpace& space, const ArchiveView& archive, int generation,
                                                 const std::filesystem::path& agents_dir = {},
-                                                std::vector<AgentReport>* agent_reports = nullptr);
+                                                std::vector<AgentReport>* agent_reports = nullptr,
+                                                const AgentLauncher& agent_launcher = {});
 
 // Splits one island's candidates into tasks of ranks_per_task x candidates_per_rank; task numbers start at
 // first_task. Shard paths are relative to the manifest ("../shards/TTTT.h5").

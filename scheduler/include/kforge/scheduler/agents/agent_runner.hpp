@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kforge/scheduler/agents/agent_launch.hpp"
 #include "kforge/scheduler/agents/brief.hpp"
 #include "kforge/scheduler/agents/children.hpp"
 #include "kforge/scheduler/search_space.hpp"
@@ -20,6 +21,7 @@ struct AgentSpec {
   std::vector<std::string> command;   // argv; a relative argv[0] with a '/' is taken from the caller's cwd
   double timeout_s = 60.0;
   std::filesystem::path working_dir;  // created if missing; holds brief, children and the captured output
+  AgentLauncher launcher;             // empty: a local process group on this machine
 };
 
 enum class AgentStatus { ok, crashed, timed_out, malformed };
