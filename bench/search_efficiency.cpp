@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "bench_context.hpp"
+#include "kforge/jobs/seed.hpp"
 #include "kforge/kernels/replay_space.hpp"
 #include "kforge/scheduler/strategy.hpp"
 
@@ -38,12 +39,7 @@ struct Figures {
   double std = 0.0;
 };
 
-std::uint64_t mix(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+std::uint64_t mix(std::uint64_t z) { return kforge::jobs::splitmix64(z); }
 
 std::vector<int> parse_budgets(const std::string& text) {
   std::vector<int> out;

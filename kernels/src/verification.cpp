@@ -3,6 +3,8 @@
 #include <charconv>
 #include <sstream>
 
+#include "kforge/jobs/seed.hpp"
+
 namespace kforge::kernels {
 
 std::string case_text(const CaseKeys& keys, std::uint64_t seed) {
@@ -35,10 +37,7 @@ std::optional<ParsedCase> parse_case(std::string_view text) {
 }
 
 std::uint64_t standard_case_seed(std::uint64_t seed, std::size_t n) {
-  std::uint64_t x = seed + 0x9e3779b97f4a7c15ull * (n + 1);  // splitmix64: independent streams per shape
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
+  return jobs::splitmix64(seed + jobs::kGoldenGamma * n);  // the n-th step from seed: a stream per shape
 }
 
 }  // namespace kforge::kernels

@@ -8,6 +8,7 @@
 
 #include "child_protocol.hpp"
 #include "frame.hpp"
+#include "kforge/jobs/seed.hpp"
 #include "kforge/mpi_eval/child_payload.hpp"
 #include "run_context.hpp"
 
@@ -208,10 +209,7 @@ Limits limits_for(const jobs::EvalSettings& s, std::string_view backend) {
 }
 
 std::uint64_t candidate_seed(std::uint64_t task_seed, const std::string& candidate_id) {
-  std::uint64_t z = task_seed ^ fnv1a64(candidate_id);  // then splitmix64's finaliser spreads the bits
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+  return jobs::splitmix64_finalise(task_seed ^ fnv1a64(candidate_id));
 }
 
 jobs::EvalRecord evaluate_candidate(kernels::Backend& backend, const jobs::Candidate& candidate,

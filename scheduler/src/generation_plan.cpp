@@ -6,6 +6,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "kforge/jobs/seed.hpp"
 #include "kforge/jobs/text_file.hpp"
 #include "kforge/scheduler/agents/agent_runner.hpp"
 #include "kforge/scheduler/learning.hpp"
@@ -15,13 +16,8 @@
 namespace kforge::scheduler {
 
 std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
-  auto splitmix = [](std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-  };
-  return splitmix(splitmix(splitmix(seed) ^ a) ^ b);
+  using jobs::splitmix64;
+  return splitmix64(splitmix64(splitmix64(seed) ^ a) ^ b);
 }
 
 namespace {
@@ -180,13 +176,14 @@ std::vector<jobs::TaskManifest> plan_generation(const CampaignConfig& campaign, 
                                                 std::vector<AgentReport>* agent_reports,
                                                 const AgentLauncher& agent_launcher) {
   std::vector<jobs::TaskManifest> tasks;
+  std::vector<std::string> validation_cases;
+  for (const auto& c : archive.validation_set()) validation_cases.push_back(c.text);
   for (int island = 0; island < static_cast<int>(campaign.targets.size()); ++island) {
     auto children = breed_island(campaign, space, archive, generation, island, agents_dir, agent_reports,
                                  agent_launcher);
     auto island_tasks = split_into_tasks(campaign, site, generation, island, children,
                                          static_cast<int>(tasks.size()));
-    for (auto& t : island_tasks)
-      for (const auto& c : archive.validation_set()) t.settings.validation_cases.push_back(c.text);
+    for (auto& t : island_tasks) t.settings.validation_cases = validation_cases;
     tasks.insert(tasks.end(), island_tasks.begin(), island_tasks.end());
   }
   return tasks;

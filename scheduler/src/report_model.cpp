@@ -8,6 +8,7 @@
 #include <limits>
 #include <set>
 
+#include "detail/median.hpp"
 #include "kforge/scheduler/config.hpp"
 #include "kforge/scheduler/report.hpp"
 
@@ -24,12 +25,7 @@ bool lock_is_held(const fs::path& lock_file) {
   return held;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return jobs::kNaN;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using detail::median;
 
 GenerationSummary summarize(const jobs::Generation& g) {
   GenerationSummary s;

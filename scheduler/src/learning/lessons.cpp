@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "detail/median.hpp"
 #include "kforge/scheduler/learning.hpp"
 
 namespace kforge::scheduler {
@@ -15,12 +16,7 @@ namespace {
 constexpr std::size_t kMaxFailureGroups = 20;
 constexpr std::size_t kCauseLength = 120;
 
-double median(std::vector<double> v) {
-  if (v.empty()) return jobs::kNaN;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using detail::median;
 
 // First line of the evidence, digits folded to '#', so that one cause with different numbers is one group.
 std::string cause_of(const std::string& evidence) {

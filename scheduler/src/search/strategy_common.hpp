@@ -5,16 +5,12 @@
 #include <random>
 #include <unordered_set>
 
+#include "kforge/jobs/seed.hpp"
 #include "strategy_space.hpp"
 
 namespace kforge::scheduler::strategy {
 
-inline std::uint64_t splitmix64(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+using jobs::splitmix64;
 
 class StrategyState {
  public:
