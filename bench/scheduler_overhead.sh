@@ -2,13 +2,13 @@
 # Scheduler-side overhead of one generation through a real Slurm controller, at 1,000 and 10,000 candidates:
 # breed + split + manifests, render + submit + poll, gather, select + write, as a fraction of the generation's
 # wall time, with the time inside Slurm calls shown apart. Candidates are replayed from measured GPU spaces
-# (../shared/data/kernel-spaces), so the tasks themselves are short and the overhead is not hidden.
+# (share/data/kernel-spaces), so the tasks themselves are short and the overhead is not hidden.
 #   usage: bench/scheduler_overhead.sh [BUILD_DIR]     (as root: it starts a private single-node cluster)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=$(cd "${1:-build}" && pwd)
 SRC=$PWD
-SPACES=$SRC/../shared/data/kernel-spaces
+SPACES=$SRC/share/data/kernel-spaces
 [[ -d $SPACES ]] || { echo "scheduler_overhead: $SPACES not found" >&2; exit 1; }
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT

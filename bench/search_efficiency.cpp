@@ -1,6 +1,9 @@
 // search_efficiency: how close a search strategy gets to the optimum of a fully measured GPU search space
 // within fixed budgets of evaluations, against random search in the same run.
 //   search_efficiency --cache FILE.json.gz --budgets 25,100,400 --repeats 50 [--strategy NAME] [--json]
+// The measured spaces are in the repository (share/data/kernel-spaces), e.g. from its root:
+//   build/bin/search_efficiency --budgets 25,100,400
+//       --cache share/data/kernel-spaces/cache/convolution_milo-A100.json.gz
 // Fraction of optimum = best time in the whole space / best time found (0 when nothing ran); every
 // evaluation counts, failed ones included. Repeats use independent seeds (one stream per budget and repeat).
 #include <boost/program_options.hpp>

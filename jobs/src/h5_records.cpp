@@ -41,6 +41,7 @@ struct RecordRow {
   std::int32_t rank;
   const char* evaluated_at;
   double harness_ms;
+  std::uint8_t timing_noisy;  // added after schema_version 1 was first written: older files lack it
 };
 
 Datatype status_enum_type() {
@@ -52,7 +53,10 @@ Datatype status_enum_type() {
   return type;
 }
 
-Datatype record_type() {
+constexpr const char* kTimingNoisy = "timing_noisy";
+
+// The row type; without the members added later when reading a file that predates them (they stay 0).
+Datatype record_type(bool with_timing_noisy = true) {
   Datatype t(KFORGE_H5_CHECK(H5Tcreate(H5T_COMPOUND, sizeof(RecordRow))));
   Datatype str = vlen_string_type();
   Datatype status = status_enum_type();
@@ -87,6 +91,7 @@ Datatype record_type() {
   KFORGE_MEMBER(t, RecordRow, rank, H5T_NATIVE_INT32);
   KFORGE_MEMBER(t, RecordRow, evaluated_at, str);
   KFORGE_MEMBER(t, RecordRow, harness_ms, H5T_NATIVE_DOUBLE);
+  if (with_timing_noisy) KFORGE_MEMBER(t, RecordRow, timing_noisy, H5T_NATIVE_UINT8);
   return t;
 }
 
@@ -94,6 +99,7 @@ const std::vector<std::pair<std::string, std::string>> kRecordUnits = {
     {"time_median_ms", "ms"}, {"time_min_ms", "ms"},       {"time_spread_rel", "1"}, {"sample_count", "1"},
     {"speedup", "1"},         {"max_abs_error", "1"},      {"max_rel_error", "1"},   {"compile_ms", "ms"},
     {"registers", "1"},       {"shared_bytes", "bytes"},   {"spill_bytes", "bytes"}, {"harness_ms", "ms"},
+    {"timing_noisy", "1"},
 };
 
 // Row pointers refer into r and into `parents`, which must outlive the write.
@@ -103,7 +109,8 @@ RecordRow to_row(const EvalRecord& r, const std::string& parents, std::uint64_t 
                    static_cast<int>(r.status), r.time_median_ms, r.time_min_ms, r.time_spread_rel, r.sample_count,
                    sample_offset, r.samples_ms.size(), r.speedup, r.max_abs_error, r.max_rel_error, r.compile_ms,
                    r.registers, r.shared_bytes, r.spill_bytes, r.host.c_str(), r.gpu_model.c_str(), r.slurm_job_id,
-                   r.slurm_array_task, r.rank, r.evaluated_at.c_str(), r.harness_ms};
+                   r.slurm_array_task, r.rank, r.evaluated_at.c_str(), r.harness_ms,
+                   static_cast<std::uint8_t>(r.timing_noisy ? 1 : 0)};
 }
 
 Status status_of(const RecordRow& row) {
@@ -111,6 +118,16 @@ Status status_of(const RecordRow& row) {
   if (!status) throw std::runtime_error("record " + text_or_empty(row.candidate_id) + ": unknown status '" +
                                         text_or_empty(row.status) + "'");
   return *status;
+}
+
+// Whether the compound table `table` in file has a member of that name (false also when the table is missing:
+// open_table then reports that).
+bool has_member(hid_t file, const char* table, const char* member) {
+  if (!has_link(file, table)) return false;
+  Dataset ds = open_table(file, table);
+  Datatype type(KFORGE_H5_CHECK(H5Dget_type(ds)));
+  silence_default_error_printer();  // a missing member is an answer here, not an error to print
+  return H5Tget_class(type) == H5T_COMPOUND && H5Tget_member_index(type, member) >= 0;
 }
 
 std::vector<double> samples_of(const RecordRow& row, const std::vector<double>& samples) {
@@ -151,6 +168,7 @@ EvalRecord from_row(const RecordRow& row, const std::vector<double>& samples) {
   r.rank = row.rank;
   r.evaluated_at = text_or_empty(row.evaluated_at);
   r.harness_ms = row.harness_ms;
+  r.timing_noisy = row.timing_noisy != 0;
   return r;
 }
 
@@ -195,7 +213,7 @@ void write_records(hid_t file, const std::vector<EvalRecord>& records) {
 }
 
 std::vector<EvalRecord> read_records(hid_t file) {
-  TableRows<RecordRow> rows(file, "records", record_type());
+  TableRows<RecordRow> rows(file, "records", record_type(has_member(file, "records", kTimingNoisy)));
   std::vector<double> samples = read_samples(file);
   std::vector<std::string> evidence = read_string_column(file, "evidence");
   std::vector<std::string> sources = read_string_column(file, "sources");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 
@@ -11,6 +12,8 @@
 #include "kforge/jobs/seed.hpp"
 #include "kforge/mpi_eval/child_payload.hpp"
 #include "run_context.hpp"
+#include "timing_lock.hpp"
+#include "timing_verdict.hpp"
 
 namespace kforge::mpi_eval {
 namespace {
@@ -179,10 +182,17 @@ void cascade(jobs::EvalRecord& r, kernels::Backend& backend, const jobs::Candida
     r.evidence = "compile only: compiled in " + fixed(compiled.compile_ms, 0) + " ms, not run";
     return;
   }
-  const ChildOutcome outcome =
-      run_sandboxed(limits_for(m.settings, backend.name()), ctx.scratch,
-                    [&] { return run_in_child(backend, compiled, ctx); });
+  // The child verifies, then times: the whole child runs under the node's timing lock, so no other rank's
+  // candidate is timed (or verified) on these cores meanwhile. Compiling, above, stays parallel.
+  std::optional<TimingLock> lock;
+  if (times_on_shared_cores(backend.name())) lock.emplace(timing_lock_path());
+  const ChildOutcome outcome = run_sandboxed(limits_for(m.settings, backend.name()), ctx.scratch,
+                                             [&] { return run_in_child(backend, compiled, ctx); });
+  const std::string lock_problem = lock ? lock->problem() : std::string();
+  lock.reset();
   apply_outcome(r, outcome, m.settings);
+  judge_timing(r, m.settings.target_spread);
+  if (!lock_problem.empty()) r.evidence += "\ntimed without the node's timing lock: " + lock_problem;
   if (r.status != Status::ok && !compiled.log.empty()) {
     r.evidence += "\n--- compiler output (tail) ---\n" + tail_of(compiled.log, kWarningEvidenceBytes);
   }

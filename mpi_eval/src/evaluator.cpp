@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 
@@ -14,6 +15,7 @@
 #include "kforge/mpi_eval/child_payload.hpp"
 #include "record_codec.hpp"
 #include "run_context.hpp"
+#include "timing_lock.hpp"
 #include "work_distribution.hpp"
 
 namespace kforge::mpi_eval {
@@ -40,7 +42,7 @@ std::string summary(const jobs::EvalRecord& r) {
   if (r.status == Status::ok && r.sample_count > 0) {
     char ms[32];
     std::snprintf(ms, sizeof ms, " %.3g ms", r.time_median_ms);
-    return line + ms;
+    return line + ms + (r.timing_noisy ? " (timing noisy)" : "");
   }
   return r.status == Status::ok ? line : line + ": " + first_line(r.evidence);
 }
@@ -54,7 +56,12 @@ BaselineRun time_baselines(kernels::Backend& backend, const jobs::TaskManifest& 
   limits.wall_s *= count;  // each baseline gets what one candidate gets
   limits.cpu_s *= count;
   const kernels::EvalContext ctx{&s, scratch, m.seed, m.target};
+  std::optional<TimingLock> lock;  // baselines are timed like candidates: alone on the node's cores
+  if (times_on_shared_cores(backend.name())) lock.emplace(timing_lock_path());
   const ChildOutcome o = run_sandboxed(limits, scratch, [&] { return encode_baselines(backend.time_baselines(ctx)); });
+  const std::string lock_problem = lock ? lock->problem() : std::string();
+  lock.reset();
+  if (!lock_problem.empty()) log_line(0, "baselines timed without the node's timing lock: " + lock_problem);
   BaselineRun run;
   if (!returned_normally(o)) {
     const std::string tail = o.output_tail.size() > kBaselineTailBytes

@@ -3,12 +3,18 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
+#include <csignal>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "kforge/scheduler/campaign_change.hpp"
 #include "kforge/scheduler/campaign_runner.hpp"
+#include "kforge/scheduler/controller_check.hpp"
+#include "kforge/scheduler/slurm_conf.hpp"
+#include "kforge/scheduler/cancel_dir.hpp"
+#include "kforge/scheduler/infra_failure.hpp"
 #include "kforge/scheduler/daemon/client.hpp"
 #include "kforge/scheduler/export.hpp"
 #include "kforge/scheduler/report.hpp"
@@ -23,7 +29,9 @@ namespace {
 
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
-constexpr int kExitStopped = 143;  // 128 + SIGTERM, as a shell reports a terminated command
+constexpr int kExitInfrastructure = 3;  // a generation failed for infrastructure reasons (infra_failure.hpp)
+// 128 + the signal, as a shell reports a command ended by it: 130 after Ctrl-C, 143 after SIGTERM.
+int exit_code_for_stop() { return 128 + (ks::requested_stop_signal() ? ks::requested_stop_signal() : SIGTERM); }
 
 struct Usage : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -35,13 +43,13 @@ const char* kTopHelp =
     "commands:\n"
     "  run CAMPAIGN.yaml [--site SITE.yaml] [--out DIR]   run (or resume) a campaign in the foreground\n"
     "  validate CAMPAIGN.yaml [--site SITE.yaml]          check both configs, write nothing\n"
-    "  status [DIR|NAME] [--json] [--spool S]            where a campaign stands; no DIR: every campaign of the spool\n"
+    "  status [DIR|NAME] [--json] [--spool S] [--owner U] where a campaign stands; no DIR: every campaign of the spool\n"
     "  report DIR [--json]                               per-generation table, best candidate, lineage\n"
     "  export DIR --best [--to PATH]                     the best candidate's source, parameters, evidence\n"
     "  submit CAMPAIGN.yaml [--site SITE.yaml] [--spool S]  hand a campaign to the kforged daemon\n"
-    "  cancel NAME [--spool S]                           stop a campaign the daemon drives\n\n"
+    "  cancel DIR|NAME [--spool S] [--owner U]           stop a campaign: its directory, or one the daemon drives\n\n"
     "Without --site the embedded default site (local executor, no Slurm, no GPU) is used.\n"
-    "The spool defaults to $KFORGE_SPOOL, else /var/spool/kforge (docs/daemon.md).\n";
+    "The spool defaults to $KFORGE_SPOOL, else /var/lib/kforge (docs/daemon.md).\n";
 
 po::variables_map parse(const std::vector<std::string>& args, po::options_description& opts,
                         const po::positional_options_description& pos) {
@@ -63,7 +71,10 @@ int cmd_run(const std::vector<std::string>& args, bool validate_only) {
   po::options_description opts(validate_only ? "kforge validate CAMPAIGN.yaml" : "kforge run CAMPAIGN.yaml");
   opts.add_options()("help,h", "this help")("campaign", po::value<std::string>()->required(), "campaign YAML")(
       "site", po::value<std::string>(), "site YAML (default: the embedded local site)");
-  if (!validate_only) opts.add_options()("out", po::value<std::string>(), "campaign directory (default: runs/NAME)");
+  if (!validate_only) {
+    opts.add_options()("out", po::value<std::string>(), "campaign directory (default: runs/NAME)")(
+        "detach-on-interrupt", "Ctrl-C leaves submitted Slurm arrays running (as SIGTERM does) instead of cancelling them");
+  }
   po::positional_options_description pos;
   pos.add("campaign", 1);
   if (std::find(args.begin(), args.end(), "--help") != args.end() || std::find(args.begin(), args.end(), "-h") != args.end()) {
@@ -76,19 +87,25 @@ int cmd_run(const std::vector<std::string>& args, bool validate_only) {
   ks::SearchSpace space(campaign.space);  // constraint errors surface before anything is written
   ks::check_site_serves_campaign(site, campaign);
   if (validate_only) {
+    const std::string controller = ks::check_site_against_controller(site);  // ConfigError (exit 2) when it lacks one
     std::cout << campaign.file.string() << ": ok (" << campaign.space.parameters.size() << " parameters, up to "
               << space.cardinality() << " configurations)\n"
               << site.file.string() << ": ok (executor " << site.executor << ")\n";
+    if (!controller.empty()) std::cout << site.file.string() << ": " << controller << "\n";
     return 0;
   }
-  ks::CampaignDir dir(vm.count("out") ? fs::path(vm["out"].as<std::string>()) : fs::path("runs") / campaign.name);
+  ks::require_slurm_conf(site);  // SLURM_CONF from slurm.conf, or exit 2 naming the key, before anything is written
+  // Absolute: the directory is handed to Slurm (work dir, output files), which resolves paths on the node.
+  const fs::path out = vm.count("out") ? fs::path(vm["out"].as<std::string>()) : fs::path("runs") / campaign.name;
+  ks::CampaignDir dir(fs::absolute(out).lexically_normal());
   fs::create_directories(dir.root());
   ks::CampaignLock lock(dir.lock_file());
+  ks::refuse_cancelled_campaign(dir);
   ks::prepare_campaign_dir(dir, campaign, site);
   auto executor = ks::make_executor(site, campaign.name, dir, ks::locate_eval_binary());
   std::cout << "kforge: campaign " << campaign.name << " in " << dir.root().string() << " (site " << site.name
             << ", executor " << executor->name() << ")" << std::endl;
-  ks::install_stop_handlers();
+  ks::install_stop_handlers(vm.count("detach-on-interrupt") != 0);
   ks::CampaignRunner runner(campaign, site, dir, *executor, std::cout);
   const int done = runner.run();
   std::cout << "kforge: " << done << " generations in " << dir.index_file().string() << std::endl;
@@ -103,9 +120,11 @@ kd::Spool spool_from(const po::variables_map& vm) {
   return kd::Spool(vm.count("spool") ? fs::path(vm["spool"].as<std::string>()) : kd::default_spool_path());
 }
 
-// `kforge status` without DIR: one line per campaign of the spool.
-int spool_status(const kd::Spool& spool, bool json) {
-  const auto entries = kd::read_spool_status(spool);
+// `kforge status` without DIR: one line per campaign of the spool; with NAME (one of the caller's, or of --owner)
+// the same line and the same JSON schema for that campaign alone.
+int spool_status(const kd::Spool& spool, bool json, const std::string& name = "", const std::string& owner = "") {
+  const auto entries = name.empty() ? kd::read_spool_status(spool)
+                                    : std::vector<kd::SpoolEntry>{kd::read_campaign_status(spool, name, owner)};
   if (json) {
     kd::write_spool_json(std::cout, spool, entries);
     return 0;
@@ -119,7 +138,10 @@ int cmd_report(const std::vector<std::string>& args, bool status) {
   po::options_description opts(status ? "kforge status [DIR|NAME]" : "kforge report DIR");
   opts.add_options()("help,h", "this help")("dir", po::value<std::string>(), "campaign directory")(
       "json", "machine-readable JSON (schema in docs/cli.md)");
-  if (status) opts.add_options()("spool", po::value<std::string>(), "spool directory (no DIR, or NAME of a spool campaign)");
+  if (status) {
+    opts.add_options()("spool", po::value<std::string>(), "spool directory (no DIR, or NAME of a spool campaign)")(
+        "owner", po::value<std::string>(), "with NAME: the campaign of this user (root and the admin group)");
+  }
   po::positional_options_description pos;
   pos.add("dir", 1);
   auto vm = parse(args, opts, pos);
@@ -133,13 +155,14 @@ int cmd_report(const std::vector<std::string>& args, bool status) {
     return spool_status(spool_from(vm), json);
   }
   fs::path dir = vm["dir"].as<std::string>();
-  if (status && !fs::exists(dir) && kd::is_valid_campaign_name(dir.string())) {
-    dir = spool_from(vm).campaign(dir.string()).root();  // NAME of a campaign in the spool
+  if (status && !fs::exists(dir) && kd::is_valid_campaign_name(dir.string())) {  // NAME of a spool campaign
+    return spool_status(spool_from(vm), json, dir.string(), vm.count("owner") ? vm["owner"].as<std::string>() : "");
   }
   ks::CampaignReport r = ks::build_report(ks::CampaignDir(dir));
   if (status && r.generations_done < r.generations_planned && fs::exists(ks::CampaignDir(dir).site_config())) {
     const ks::SiteConfig site = ks::load_site(ks::CampaignDir(dir).site_config());
-    r.arrays = ks::slurm_array_progress(site, ks::CampaignDir(dir), r.generations_done);
+    ks::use_site_slurm_conf(site);
+    r.arrays = ks::slurm_array_progress(site, ks::CampaignDir(dir), r.generations_done, &r.live_states_note);
   }
   if (status) {
     json ? ks::write_status_json(std::cout, r) : ks::write_status_table(std::cout, r);
@@ -153,7 +176,7 @@ int cmd_submit(const std::vector<std::string>& args) {
   po::options_description opts("kforge submit CAMPAIGN.yaml");
   opts.add_options()("help,h", "this help")("campaign", po::value<std::string>()->required(), "campaign YAML")(
       "site", po::value<std::string>(), "site YAML (default: the embedded local site)")(
-      "spool", po::value<std::string>(), "spool directory (default: $KFORGE_SPOOL, else /var/spool/kforge)");
+      "spool", po::value<std::string>(), "spool directory (default: $KFORGE_SPOOL, else /var/lib/kforge)");
   po::positional_options_description pos;
   pos.add("campaign", 1);
   if (wants_help(args)) {
@@ -175,9 +198,11 @@ int cmd_submit(const std::vector<std::string>& args) {
 }
 
 int cmd_cancel(const std::vector<std::string>& args) {
-  po::options_description opts("kforge cancel NAME");
-  opts.add_options()("help,h", "this help")("name", po::value<std::string>()->required(), "campaign name")(
-      "spool", po::value<std::string>(), "spool directory (default: $KFORGE_SPOOL, else /var/spool/kforge)");
+  po::options_description opts("kforge cancel DIR|NAME");
+  opts.add_options()("help,h", "this help")("name", po::value<std::string>()->required(),
+                                            "campaign directory, or the name of a campaign the daemon drives")(
+      "spool", po::value<std::string>(), "spool directory (default: $KFORGE_SPOOL, else /var/lib/kforge)")(
+      "owner", po::value<std::string>(), "with NAME: the campaign of this user (root and the admin group)");
   po::positional_options_description pos;
   pos.add("name", 1);
   if (wants_help(args)) {
@@ -185,7 +210,12 @@ int cmd_cancel(const std::vector<std::string>& args) {
     return 0;
   }
   auto vm = parse(args, opts, pos);
-  kd::cancel_campaign(spool_from(vm), vm["name"].as<std::string>());
+  const std::string name = vm["name"].as<std::string>();
+  if (fs::is_directory(name) && fs::exists(ks::CampaignDir(name).campaign_config())) {
+    ks::cancel_campaign_dir(ks::CampaignDir(name), std::cout);
+    return 0;
+  }
+  kd::cancel_campaign(spool_from(vm), name, vm.count("owner") ? vm["owner"].as<std::string>() : "");
   return 0;
 }
 
@@ -239,12 +269,18 @@ int main(int argc, char** argv) {
   } catch (const ks::ConfigError& e) {
     std::cerr << e.what() << "\n";
     return kExitUsage;
+  } catch (const ks::CampaignChangeRefused& e) {  // nothing was written; what() lists the changed keys
+    std::cerr << "kforge " << args[0] << ": " << e.what() << "\n";
+    return kExitUsage;
   } catch (const kd::RequestRefused& e) {  // nothing was written
     std::cerr << "kforge " << args[0] << ": " << e.what() << "\n";
     return kExitUsage;
   } catch (const ks::StopRequested& e) {
     std::cerr << "kforge " << args[0] << ": " << e.what() << "\n";
-    return kExitStopped;
+    return exit_code_for_stop();
+  } catch (const ks::InfrastructureFailure& e) {
+    std::cerr << "kforge " << args[0] << ": " << e.what() << "\n";
+    return kExitInfrastructure;
   } catch (const std::exception& e) {
     std::cerr << "kforge " << args[0] << ": " << e.what() << "\n";
     return kExitFailure;

@@ -5,10 +5,13 @@
 //   exit 2 fatal configuration error: bad usage, unusable spool, spool held by another kforged, no kforge binary
 #include <boost/program_options.hpp>
 
+#include <sys/stat.h>
+
 #include <iostream>
 #include <string>
 
 #include "kforge/scheduler/daemon/child_process.hpp"
+#include "kforge/scheduler/daemon/identity.hpp"
 #include "kforge/scheduler/daemon/log.hpp"
 #include "kforge/scheduler/daemon/spool.hpp"
 #include "kforge/scheduler/daemon/supervisor.hpp"
@@ -25,12 +28,16 @@ constexpr int kExitConfig = 2;
 po::options_description options() {
   po::options_description opts("kforged " KFORGE_VERSION
                                " - the kforge campaign daemon (always in the foreground; logs to stderr)\n\n"
-                               "usage: kforged [--spool DIR] [--once]\n\noptions");
+                               "usage: kforged [--spool DIR] [--admin-group GROUP] [--once]\n\n"
+                               "As root it serves every local user: each campaign runs as the user who submitted it.\n"
+                               "As an ordinary user it serves that user only. docs/daemon.md\n\noptions");
   opts.add_options()("help,h", "this help")("version", "print the version")(
-      "spool", po::value<std::string>(), "spool directory (default: $KFORGE_SPOOL, else /var/spool/kforge)")(
+      "spool", po::value<std::string>(), "spool directory (default: $KFORGE_SPOOL, else /var/lib/kforge)")(
       "foreground", "accepted for clarity; kforged never forks into the background (systemd Type=simple)")(
       "once", "drive every campaign to its end (done, cancelled, failed), then exit: for tests and Slurm head jobs")(
-      "max-restarts", po::value<int>()->default_value(5), "a campaign whose child fails more often in a row is FAILED");
+      "max-restarts", po::value<int>()->default_value(5), "a campaign whose child fails more often in a row is FAILED")(
+      "admin-group", po::value<std::string>(),
+      "members of this group may see and cancel every user's campaigns (kforged as root only)");
   return opts;
 }
 
@@ -42,13 +49,25 @@ int run_daemon(const po::variables_map& vm) {
   o.max_restarts = vm["max-restarts"].as<int>();
   try {
     o.kforge_binary = kd::locate_kforge_binary();
+    o.policy.multi_user = kd::can_switch_users();
+    if (vm.count("admin-group")) {
+      if (!o.policy.multi_user) {
+        throw std::runtime_error(
+            "--admin-group needs kforged to run as root: a kforged run by a user serves that "
+            "user only");
+      }
+      o.policy.admin_group = kd::group_by_name(vm["admin-group"].as<std::string>());
+    }
   } catch (const std::exception& e) {
     log.error("kforged", e.what());
     return kExitConfig;
   }
+  // Files the daemon creates for a campaign (as its owner) and the children's files: private to the owner, or
+  // readable by the admin group (through the setgid user folder).
+  ::umask(o.policy.admin_group ? 027 : 077);
   try {
     const kd::Spool spool(o.spool);
-    spool.create_layout();
+    spool.create_layout(o.policy);
     const kd::SpoolLock lock(spool);
     kd::Supervisor supervisor(o, log);
     return supervisor.run();

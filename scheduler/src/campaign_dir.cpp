@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -40,6 +41,20 @@ int CampaignDir::completed_generations() const {
     }
   }
   return n;
+}
+
+long campaign_driver_pid(const CampaignDir& dir) {
+  int fd = ::open(dir.lock_file().c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  long pid = 0;
+  if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
+    char buf[32] = {};
+    const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    pid = n > 0 ? std::strtol(buf, nullptr, 10) : 0;
+    if (pid <= 0) pid = -1;
+  }
+  ::close(fd);
+  return pid;
 }
 
 CampaignLock::CampaignLock(const fs::path& lock_file) {

@@ -10,11 +10,15 @@
 #include <map>
 #include <ostream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "detail/elapsed.hpp"
+#include "detail/log_excerpt.hpp"
+#include "kforge/scheduler/campaign_change.hpp"
 #include "kforge/scheduler/gather.hpp"
 #include "kforge/scheduler/generation_plan.hpp"
+#include "kforge/scheduler/infra_failure.hpp"
 #include "kforge/scheduler/learning.hpp"
 #include "kforge/scheduler/population.hpp"
 
@@ -28,10 +32,8 @@ namespace fs = std::filesystem;
 void prepare_campaign_dir(const CampaignDir& dir, const CampaignConfig& campaign, const SiteConfig& site) {
   fs::create_directories(dir.root());
   if (fs::exists(dir.campaign_config())) {
-    if (jobs::read_text_file(dir.campaign_config()) != campaign.text) {
-      throw std::runtime_error(dir.root().string() + " holds a campaign started from a different campaign file than " +
-                               campaign.file.string() + "; resume with the same file or choose another --out");
-    }
+    // Throws CampaignChangeRefused (listing the changed keys) before anything is written.
+    update_stored_campaign(dir, campaign.text);
   } else {
     jobs::write_text_file_atomically(dir.campaign_config(), campaign.text);
   }
@@ -80,10 +82,16 @@ std::vector<jobs::TaskManifest> CampaignRunner::manifests_for(int generation, co
 
 std::map<int, std::string> CampaignRunner::run_missing_tasks(int generation, const std::vector<jobs::TaskManifest>& tasks) {
   std::map<int, std::string> failed;
+  std::set<int> not_to_retry;  // a person's decision (scancel), reported, never overridden by a retry
   for (int attempt = 0; attempt <= site_.max_task_retries; ++attempt) {
     std::vector<TaskLaunch> launches;
     for (const auto& t : tasks) {
-      if (shard_is_usable(dir_, t)) continue;
+      if (not_to_retry.count(t.task) || shard_is_usable(dir_, t)) continue;
+      if (auto it = failed.find(t.task); it != failed.end()) {
+        progress_ << "kforge: retry " << attempt << "/" << site_.max_task_retries << " of task " << t.task
+                  << " (generation " << generation << ", " << t.target << ") because "
+                  << it->second.substr(0, it->second.find(';')) << std::endl;
+      }
       launches.push_back(TaskLaunch{t.task, dir_.manifest(generation, t.task), dir_.log(generation, t.task),
                                     generation, t.island, t.target});
     }
@@ -91,9 +99,16 @@ std::map<int, std::string> CampaignRunner::run_missing_tasks(int generation, con
     for (const auto& end : executor_.run_all(launches)) {
       if (end.succeeded) {
         failed.erase(end.task);
-      } else {
-        failed[end.task] = "attempt " + std::to_string(attempt + 1) + " " + end.reason + " (log: " +
-                           (end.log.empty() ? dir_.log(generation, end.task).string() : end.log) + ")";
+        continue;
+      }
+      // A Slurm executor's reason already carries its output file's end; a local task's log is read here.
+      failed[end.task] = "attempt " + std::to_string(attempt + 1) + " " + end.reason +
+                         (end.log.empty() ? "; " + detail::log_excerpt(dir_.log(generation, end.task), 6)
+                                          : " (log: " + end.log + ")");
+      if (!end.retry) {
+        not_to_retry.insert(end.task);
+        progress_ << "kforge: task " << end.task << " (generation " << generation
+                  << ") is not retried: " << end.reason.substr(0, end.reason.find(';')) << std::endl;
       }
     }
   }
@@ -166,13 +181,16 @@ jobs::Generation CampaignRunner::assemble(int generation, const std::vector<jobs
 void CampaignRunner::print_progress(const jobs::Generation& g, double seconds) const {
   std::map<jobs::Status, int> counts;
   const jobs::EvalRecord* best = nullptr;
+  int noisy = 0;  // records whose timing spread missed target_spread
   for (const auto& r : g.records) {
     ++counts[r.status];
+    noisy += r.timing_noisy ? 1 : 0;
     if (std::isfinite(jobs::fitness_ms(r)) && (!best || jobs::fitness_ms(r) < jobs::fitness_ms(*best))) best = &r;
   }
   std::ostringstream line;
-  line << "gen " << g.generation + 1 << "/" << campaign_.search.generations << "  evaluated " << g.records.size()
-       << "  ok " << counts[jobs::Status::ok] << "  failed";
+  // Generations are numbered from 0 everywhere (folders gNNNN, gen-NNNN.h5, report, Slurm job names).
+  line << "generation " << g.generation << " (" << g.generation + 1 << " of " << campaign_.search.generations
+       << ")  evaluated " << g.records.size() << "  ok " << counts[jobs::Status::ok] << "  failed";
   int failed = 0;
   for (auto [status, n] : counts) {
     if (status == jobs::Status::ok) continue;
@@ -192,7 +210,7 @@ void CampaignRunner::print_progress(const jobs::Generation& g, double seconds) c
     line << "  best -";
   }
   std::snprintf(buf, sizeof buf, "  (%.1f s)", seconds);
-  progress_ << line.str() << buf << std::endl;
+  progress_ << line.str() << buf << "  noisy " << noisy << "/" << g.records.size() << std::endl;
 }
 
 void CampaignRunner::write_phase_times(int g, const jobs::Generation& generation, size_t tasks,
@@ -222,6 +240,9 @@ int CampaignRunner::run() {
     { detail::AddElapsedTo timed(t.plan_s); tasks = manifests_for(g, archive); }
     { detail::AddElapsedTo timed(t.execute_s); failed = run_missing_tasks(g, tasks); }
     { detail::AddElapsedTo timed(t.gather_s); gathered = gather_shards(dir_, tasks, failed); }
+    if (auto why = infrastructure_diagnosis(dir_, g, tasks, failed, gathered, site_.stop_at_infra_error_share)) {
+      throw InfrastructureFailure(*why);
+    }
     {
       detail::AddElapsedTo timed(t.select_write_s);
       generation = assemble(g, tasks, archive, std::move(gathered));

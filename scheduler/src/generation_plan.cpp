@@ -144,7 +144,8 @@ std::vector<jobs::Candidate> breed_island(const CampaignConfig& campaign, const 
 std::vector<jobs::TaskManifest> split_into_tasks(const CampaignConfig& campaign, const SiteConfig& site,
                                                  int generation, int island,
                                                  const std::vector<jobs::Candidate>& candidates, int first_task) {
-  const size_t per_task = static_cast<size_t>(std::max(1, site.ranks_per_task()) *
+  const std::string& island_target = campaign.targets.at(static_cast<size_t>(island));
+  const size_t per_task = static_cast<size_t>(std::max(1, site.ranks_per_task(island_target)) *
                                               std::max(1, campaign.candidates_per_rank));
   std::vector<jobs::TaskManifest> tasks;
   for (size_t begin = 0; begin < candidates.size(); begin += per_task) {

@@ -5,7 +5,7 @@
 namespace kforge::scheduler {
 
 #ifndef KFORGE_HAVE_SLURM
-std::vector<ArrayProgress> slurm_array_progress(const SiteConfig&, const CampaignDir&, int) { return {}; }
+std::vector<ArrayProgress> slurm_array_progress(const SiteConfig&, const CampaignDir&, int, std::string*) { return {}; }
 
 std::unique_ptr<Executor> make_slurm_executor(const SiteConfig& site, const std::string&, const CampaignDir&,
                                               const std::filesystem::path&) {

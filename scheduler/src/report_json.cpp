@@ -33,13 +33,14 @@ void write_best(detail::JsonWriter& w, const CampaignReport& r) {
   w.field("id", b.candidate_id).field("generation", static_cast<int>(b.generation)).field("island", static_cast<int>(b.island));
   w.field("target", b.target).field("op", b.op).field("params", b.params);
   w.field("time_ms", b.time_median_ms).field("time_min_ms", b.time_min_ms).field("speedup_vs_reference", b.speedup);
+  w.field("time_spread_rel", b.time_spread_rel).field("timing_noisy", b.timing_noisy);
   w.key("baselines").begin_object();
   for (const auto& [name, ms] : r.baseline_ms) w.field(name, b.time_median_ms / ms);
   w.end_object();
   w.key("lineage").begin_array();
   for (const auto& a : r.lineage) {
     w.begin_object().field("id", a.id).field("op", a.op).field("generation", a.generation).field("params", a.params);
-    w.field("time_ms", a.time_ms).end_object();
+    w.field("time_ms", a.time_ms).field("timing_noisy", a.timing_noisy).end_object();
   }
   w.end_array().end_object();
 }
@@ -55,11 +56,13 @@ void write_report_json(std::ostream& out, const CampaignReport& r) {
   w.field("generations_planned", r.generations_planned).field("evaluations", r.evaluations);
   w.key("status_counts");
   write_status_counts(w, r.status_counts);
+  w.field("timing_noisy", r.noisy);
   w.key("per_generation").begin_array();
   for (const auto& g : r.generations) {
     w.begin_object().field("generation", g.generation).field("evaluated", g.evaluated);
     w.key("status_counts");
     write_status_counts(w, g.status_counts);
+    w.field("timing_noisy", g.noisy);
     w.field("best_time_ms", g.best_ms).field("best_speedup", g.best_speedup).end_object();
   }
   w.end_array();
@@ -102,6 +105,7 @@ void write_status_json(std::ostream& out, const CampaignReport& r) {
     w.end_object();
   }
   w.end_array();
+  w.field("live_states_note", r.live_states_note);
   w.end_object();
   out << "\n";
 }

@@ -33,6 +33,7 @@ GenerationSummary summarize(const jobs::Generation& g) {
   s.evaluated = static_cast<int>(g.records.size());
   for (const auto& r : g.records) {
     ++s.status_counts[r.status];
+    if (r.timing_noisy) ++s.noisy;
     const double f = jobs::fitness_ms(r);
     if (std::isfinite(f) && !(f >= s.best_ms)) {
       s.best_ms = f;
@@ -53,7 +54,10 @@ std::vector<Ancestor> lineage_of(const ArchiveView& archive, const jobs::EvalRec
     const jobs::Candidate* c = archive.candidate(id);
     if (!c) continue;
     Ancestor a{id, c->op, c->generation, c->genome.to_text(), jobs::kNaN};
-    if (const jobs::EvalRecord* r = archive.record(id, best.target)) a.time_ms = jobs::fitness_ms(*r);
+    if (const jobs::EvalRecord* r = archive.record(id, best.target)) {
+      a.time_ms = jobs::fitness_ms(*r);
+      a.timing_noisy = r->timing_noisy;
+    }
     out.push_back(a);
     queue.insert(queue.end(), c->parents.begin(), c->parents.end());
   }
@@ -87,6 +91,7 @@ CampaignReport build_report(const CampaignDir& dir) {
   for (const auto& g : archive.generations()) {
     GenerationSummary s = summarize(g);
     r.evaluations += s.evaluated;
+    r.noisy += s.noisy;
     for (auto [status, n] : s.status_counts) r.status_counts[status] += n;
     r.generations.push_back(s);
     for (const auto& b : g.baselines) {

@@ -26,6 +26,10 @@ std::string failures(const std::map<jobs::Status, int>& counts) {
   return out.empty() ? "-" : out;
 }
 
+double noisy_percent(const CampaignReport& r) {
+  return r.evaluations > 0 ? 100.0 * r.noisy / r.evaluations : jobs::kNaN;
+}
+
 int count(const std::map<jobs::Status, int>& counts, jobs::Status s) {
   auto it = counts.find(s);
   return it == counts.end() ? 0 : it->second;
@@ -35,15 +39,20 @@ int count(const std::map<jobs::Status, int>& counts, jobs::Status s) {
 
 void write_report_table(std::ostream& out, const CampaignReport& r) {
   out << "campaign " << r.campaign << "  (" << r.directory << ")\n";
-  out << "generations " << r.generations_done << "/" << r.generations_planned << "  evaluations " << r.evaluations
-      << "  ok " << count(r.status_counts, jobs::Status::ok) << "  failed " << failures(r.status_counts) << "\n\n";
+  // Generations are numbered from 0 (g0000, gen-0000.h5, the "gen" column below); done/planned are counts.
+  out << "generations done " << r.generations_done << " of " << r.generations_planned;
+  if (r.generations_done > 0) out << " (0.." << r.generations_done - 1 << ")";
+  out << "  evaluations " << r.evaluations << "  ok " << count(r.status_counts, jobs::Status::ok) << "  failed "
+      << failures(r.status_counts) << "\n";
+  out << "timing noisy " << r.noisy << "/" << r.evaluations << " (" << format(1, noisy_percent(r)) << "%)"
+      << "  records whose timing spread missed target_spread\n\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-5s %9s %5s %12s %9s  %s\n", "gen", "evaluated", "ok", "best_ms", "speedup",
-                "failures");
+  std::snprintf(line, sizeof line, "%-5s %9s %5s %5s %12s %9s  %s\n", "gen", "evaluated", "ok", "noisy", "best_ms",
+                "speedup", "failures");
   out << line;
   for (const auto& g : r.generations) {
-    std::snprintf(line, sizeof line, "%-5d %9d %5d %12s %9s  %s\n", g.generation, g.evaluated,
-                  count(g.status_counts, jobs::Status::ok), format(4, g.best_ms).c_str(),
+    std::snprintf(line, sizeof line, "%-5d %9d %5d %5d %12s %9s  %s\n", g.generation, g.evaluated,
+                  count(g.status_counts, jobs::Status::ok), g.noisy, format(4, g.best_ms).c_str(),
                   format(2, g.best_speedup, "x").c_str(), failures(g.status_counts).c_str());
     out << line;
   }
@@ -65,6 +74,10 @@ void write_report_table(std::ostream& out, const CampaignReport& r) {
       << ")  op " << b.op << "\n";
   out << "  time " << format(4, b.time_median_ms) << " ms (min " << format(4, b.time_min_ms)
       << ")  speedup vs reference " << format(2, b.speedup, "x") << "\n";
+  if (b.timing_noisy) {
+    out << "  timing NOISY: spread " << format(1, 100.0 * b.time_spread_rel, "%")
+        << " missed target_spread; treat this time with care\n";
+  }
   for (const auto& [name, ms] : r.baseline_ms) {
     out << "  vs " << name << ": " << format(3, ms / b.time_median_ms) << "x of its speed (best/baseline time "
         << format(3, b.time_median_ms / ms) << ")\n";
@@ -72,17 +85,19 @@ void write_report_table(std::ostream& out, const CampaignReport& r) {
   out << "  params " << b.params << "\n";
   if (!r.lineage.empty()) out << "  lineage (nearest first):\n";
   for (const auto& a : r.lineage) {
-    out << "    " << a.id << "  g" << a.generation << "  " << a.op << "  " << format(4, a.time_ms, " ms") << "\n";
+    out << "    " << a.id << "  g" << a.generation << "  " << a.op << "  " << format(4, a.time_ms, " ms")
+        << (a.timing_noisy ? "  (timing noisy)" : "") << "\n";
   }
 }
 
 void write_status_table(std::ostream& out, const CampaignReport& r) {
   const char* state = r.generations_done >= r.generations_planned ? "done" : r.running ? "running" : "stopped";
   char line[256];
-  std::snprintf(line, sizeof line, "%-20s %-8s %11s %11s %11s %12s\n", "CAMPAIGN", "STATE", "GENERATION", "TASKS",
+  std::snprintf(line, sizeof line, "%-20s %-8s %11s %11s %11s %12s\n", "CAMPAIGN", "STATE", "GENS_DONE", "TASKS",
                 "EVALUATED", "BEST_MS");
   out << line;
-  const std::string gen = std::to_string(r.generations_done) + "/" + std::to_string(r.generations_planned);
+  // A count ("1 of 2": generation 0 done), not a generation number: those start at 0.
+  const std::string gen = std::to_string(r.generations_done) + " of " + std::to_string(r.generations_planned);
   const std::string tasks = r.current_tasks ? std::to_string(r.current_tasks_done) + "/" + std::to_string(r.current_tasks)
                                             : "-";
   std::snprintf(line, sizeof line, "%-20s %-8s %11s %11s %11d %12s\n", r.campaign.c_str(), state, gen.c_str(),
@@ -93,7 +108,10 @@ void write_status_table(std::ostream& out, const CampaignReport& r) {
                 "RUNNING", "DONE", "FAILED");
   out << line;
   for (const auto& a : r.arrays) {
-    if (a.known) {
+    if (!r.live_states_note.empty()) {
+      std::snprintf(line, sizeof line, "%-12s %-12s %6d %s\n", a.job.c_str(), a.target.c_str(), a.tasks,
+                    "  live state unavailable (see the note below)");
+    } else if (a.known) {
       std::snprintf(line, sizeof line, "%-12s %-12s %6d %8d %8d %6d %7d\n", a.job.c_str(), a.target.c_str(), a.tasks,
                     a.pending, a.running, a.done, a.failed);
     } else {
@@ -102,6 +120,7 @@ void write_status_table(std::ostream& out, const CampaignReport& r) {
     }
     out << line;
   }
+  if (!r.live_states_note.empty()) out << "\nnote: live Slurm job states unavailable: " << r.live_states_note << "\n";
 }
 
 }  // namespace kforge::scheduler

@@ -101,6 +101,9 @@ def load_records(path, with_text=False, with_samples=False):
     with_text adds the evidence and source columns; with_samples adds samples_ms (a list of ms per row).
     """
     def add_columns(group, frame):
+        if "timing_noisy" not in frame:  # added later: older files have none, and their records were not judged
+            frame["timing_noisy"] = 0
+        frame["timing_noisy"] = frame["timing_noisy"].astype(bool)
         if with_text:
             frame["evidence"] = _string_column(group["evidence"])
             frame["source"] = _string_column(group["sources"])
@@ -180,6 +183,7 @@ def summary(path):
         lines.append(f"  {label}: {count} records")
     for status, count in records["status"].value_counts().items():
         lines.append(f"  status {status}: {count}")
+    lines.append(f"  timing noisy: {int(records['timing_noisy'].sum())}/{len(records)}")
     ok = records[records["status"] == "ok"].dropna(subset=["time_median_ms"])
     for target, best in ok.sort_values("time_median_ms").groupby("target").head(1).set_index("target").iterrows():
         lines.append(f"  best on {target}: {best.candidate_id} {best.time_median_ms:.4g} ms "

@@ -20,7 +20,7 @@ RECORD_COLUMNS = {
     "status_code", "time_median_ms", "time_min_ms", "time_spread_rel", "sample_count", "sample_offset",
     "sample_length", "speedup", "max_abs_error", "max_rel_error", "compile_ms", "registers", "shared_bytes",
     "spill_bytes", "host", "gpu_model", "slurm_job_id", "slurm_array_task", "rank", "evaluated_at", "harness_ms",
-    "generation_file"}
+    "timing_noisy", "generation_file"}
 
 
 def check_records(campaign):
@@ -37,6 +37,32 @@ def check_records(campaign):
     units = df.attrs["units"]
     assert units["time_median_ms"] == "ms" and units["speedup"] == "1" and units["shared_bytes"] == "bytes", units
     assert units["compile_ms"] == "ms" and units["harness_ms"] == "ms" and units["max_abs_error"] == "1", units
+
+
+def check_timing_noisy(campaign):
+    df = ka.load_records(campaign)
+    # archive_samples.cpp flags sample records 0 and 3 (i % 3 == 0); gen-0000 holds 0..2, gen-0001 holds 0..4
+    assert df["timing_noisy"].tolist() == [True, False, False, True, False, False, True, False], df["timing_noisy"]
+    with h5py.File(os.path.join(campaign, "gen-0000.h5"), "r") as f:
+        assert f["records"].dtype["timing_noisy"] == "u1" and f["records"].attrs["timing_noisy.units"] == "1"
+
+
+def check_file_without_timing_noisy(campaign):
+    """A file written before the member existed: the column is there, all False."""
+    import shutil
+    import tempfile
+    import numpy.lib.recfunctions as rfn
+    with tempfile.TemporaryDirectory() as tmp:
+        old = os.path.join(tmp, "gen-0000.h5")
+        shutil.copy(os.path.join(campaign, "gen-0000.h5"), old)
+        with h5py.File(old, "r+") as f:
+            rows = rfn.drop_fields(f["records"][()], "timing_noisy", usemask=False)
+            attrs = dict(f["records"].attrs)
+            del f["records"]
+            f.create_dataset("records", data=rows)
+            f["records"].attrs.update(attrs)
+        df = ka.load_records(old)
+        assert len(df) == 3 and df["timing_noisy"].tolist() == [False, False, False], df["timing_noisy"]
 
 
 def check_text_and_samples(campaign):
@@ -111,7 +137,7 @@ def check_cli(campaign):
 def main():
     campaign = os.path.abspath(sys.argv[1])
     os.chdir("/")  # the external links must resolve against campaign.h5's folder, not the cwd
-    for check in (check_records, check_text_and_samples, check_units_in_file, check_other_tables,
+    for check in (check_records, check_timing_noisy, check_file_without_timing_noisy, check_text_and_samples, check_units_in_file, check_other_tables,
                   check_learning, check_provenance, check_single_file, check_cli):
         check(campaign)
         print(f"ok  {check.__name__}")

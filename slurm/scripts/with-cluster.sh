@@ -9,6 +9,7 @@ set -euo pipefail
 
 [[ $# -ge 1 ]] || { echo "usage: $0 CMD [ARGS...]" >&2; exit 2; }
 SCRIPTS=$(cd "$(dirname "$0")" && pwd)
+COMMAND_LINE="$*"
 
 # True when nothing accepts connections on 127.0.0.1:$1.
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -33,7 +34,16 @@ status=1
 # shellcheck disable=SC2317  # called by the EXIT trap
 teardown() {
   "$SCRIPTS/cluster-down.sh" "$DIR" 2>/dev/null || true
-  if [[ $status -eq 0 ]]; then rm -rf "$DIR"; else echo "with-cluster: cluster folder kept: $DIR" >&2; fi
+  if [[ $status -eq 0 ]]; then
+    rm -rf "$DIR"
+  else
+    # The command failed: keep the cluster's logs and show their ends, which often hold the cause
+    # (slurmd: "Could not open stdout file", slurmctld: a refused job).
+    echo "with-cluster: '$COMMAND_LINE' exited with $status; cluster folder kept: $DIR (logs in $DIR/log)" >&2
+    for log in "$DIR"/log/slurmctld.log "$DIR"/log/slurmd.log; do
+      [[ -f $log ]] && { echo "--- last lines of $log" >&2; tail -n 15 "$log" >&2; }
+    done
+  fi
 }
 trap teardown EXIT
 trap 'exit 143' TERM INT  # so that the EXIT trap tears the cluster down when ctest times out

@@ -58,6 +58,7 @@ std::vector<std::string> sbatch_arguments(const ArraySubmission& s, const std::s
   add(argv, "--qos", s.qos);
   add(argv, "--reservation", s.reservation);
   add(argv, "--gres", s.gres);
+  add(argv, "--nodes", s.nodes);
   add(argv, "--ntasks-per-node", s.ntasks_per_node);
   add(argv, "--ntasks", s.ntasks);
   add(argv, "--cpus-per-task", s.cpus_per_task);
@@ -68,7 +69,10 @@ std::vector<std::string> sbatch_arguments(const ArraySubmission& s, const std::s
   add(argv, "--comment", s.comment);
   add(argv, "--wckey", s.wckey);
   add(argv, "--exclude", s.exclude);
+  add(argv, "--mem", s.mem);
+  if (s.exclusive) argv.emplace_back("--exclusive");
   if (s.requeue) argv.emplace_back(*s.requeue ? "--requeue" : "--no-requeue");
+  argv.insert(argv.end(), s.extra_options.begin(), s.extra_options.end());
   argv.push_back(script_path);
   return argv;
 }
@@ -198,6 +202,21 @@ std::uint32_t CliSlurmClient::partition_node_count(const std::string& partition)
                          : detail::parse_uint(result.out.substr(at + 11, result.out.find(' ', at) - at - 11));
   if (!value) throw SlurmError("'" + detail::command_line(argv) + "'", "no TotalNodes in its output", 0);
   return *value;
+}
+
+std::vector<std::string> CliSlurmClient::partition_node_gres(const std::string& partition) {
+  partition_node_count(partition);  // an unknown partition is an error here, not an empty list from sinfo
+  // -O with an empty width and a "|" suffix prints the whole field (no truncation), one line per node.
+  const std::vector<std::string> argv{"sinfo", "--noheader", "--Node", "--partition=" + partition, "--Format=Gres:|"};
+  const CommandResult result = run_command(argv);
+  if (result.exit_code != 0) throw detail::tool_error(argv, result);
+  std::vector<std::string> gres;
+  std::istringstream lines(result.out);
+  for (std::string line; std::getline(lines, line);) {
+    const std::string field = line.substr(0, line.find('|'));
+    if (!field.empty()) gres.push_back(field);
+  }
+  return gres;
 }
 
 std::string CliSlurmClient::version() { return config_value(show_config(), "SLURM_VERSION"); }

@@ -17,6 +17,7 @@ class CliSlurmClient final : public SlurmClient {
   void cancel(JobId job, std::uint32_t task) override;
   SlurmLimits limits() override;
   std::uint32_t partition_node_count(const std::string& partition) override;
+  std::vector<std::string> partition_node_gres(const std::string& partition) override;
   std::string version() override;
   [[nodiscard]] std::string backend_name() const override { return "cli"; }
 

@@ -4,12 +4,16 @@
 #include <slurm/slurm_errno.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <csignal>
 #include <deque>
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <type_traits>
 
+#include "cli_slurm_client.hpp"
 #include "client_common.hpp"
 #include "kforge/slurm/array_range.hpp"
 #include "libslurm_call.hpp"
@@ -45,6 +49,9 @@ class JobDescription {
     desc_.work_dir = text(work_dir);
     desc_.std_out = text(s.output.empty() ? detail::kDefaultArrayOutput : s.output);
     desc_.std_err = text(s.error);
+    if (s.nodes) desc_.min_nodes = desc_.max_nodes = *s.nodes;
+    if (const auto mb = memory_mb(s.mem)) desc_.pn_min_memory = *mb;
+    if (s.exclusive) desc_.shared = JOB_SHARED_NONE;
     if (s.ntasks_per_node) desc_.ntasks_per_node = static_cast<uint16_t>(*s.ntasks_per_node);
     if (s.ntasks) desc_.num_tasks = *s.ntasks;
     if (s.cpus_per_task) desc_.cpus_per_task = static_cast<uint16_t>(*s.cpus_per_task);
@@ -62,6 +69,26 @@ class JobDescription {
   char* text(const std::string& value) {
     if (value.empty()) return nullptr;
     return strings_.emplace_back(value).data();
+  }
+
+  // --mem's text in megabytes, as sbatch converts it ("256G" -> 262144); nullopt for "" (Slurm's default).
+  static std::optional<std::uint64_t> memory_mb(const std::string& mem) {
+    if (mem.empty()) return std::nullopt;
+    std::uint64_t value = 0;
+    const auto [end, error] = std::from_chars(mem.data(), mem.data() + mem.size(), value);
+    if (error != std::errc{}) throw SlurmError("--mem=" + mem, "not a memory size", 0);
+    switch (end == mem.data() + mem.size() ? 'M' : *end) {
+      case 'K':
+        return (value + 1023) / 1024;
+      case 'M':
+        return value;
+      case 'G':
+        return value * 1024;
+      case 'T':
+        return value * 1024 * 1024;
+      default:
+        throw SlurmError("--mem=" + mem, "not a memory size", 0);
+    }
   }
 
   // --gres=gpu:h100:4 reaches slurmctld as tres_per_node "gres:gpu:h100:4" since 22.05 (sbatch's xfmt_tres).
@@ -136,6 +163,8 @@ LibSlurmClient::LibSlurmClient() {
 }
 
 JobId LibSlurmClient::submit_array(const ArraySubmission& submission) {
+  // libslurm has no parser for free-form sbatch options; sbatch itself submits what carries any.
+  if (!submission.extra_options.empty()) return CliSlurmClient().submit_array(submission);
   JobDescription desc(submission);
   submit_response_msg_t* response = nullptr;
   KFORGE_SLURM_CALL(slurm_submit_batch_job(desc.get(), &response));
@@ -180,12 +209,45 @@ void LibSlurmClient::cancel(JobId job, std::uint32_t task) { kill(std::to_string
 std::uint32_t LibSlurmClient::partition_node_count(const std::string& partition) {
   partition_info_msg_t* msg = nullptr;
   KFORGE_SLURM_CALL(slurm_load_partitions(static_cast<time_t>(0), &msg, SHOW_ALL));
-  const std::unique_ptr<partition_info_msg_t, void (*)(partition_info_msg_t*)> owner(msg, &slurm_free_partition_info_msg);
+  const std::unique_ptr<partition_info_msg_t, void (*)(partition_info_msg_t*)> owner(msg,
+                                                                                     &slurm_free_partition_info_msg);
   for (std::uint32_t i = 0; i < msg->record_count; ++i) {
     const partition_info_t& p = msg->partition_array[i];
     if (p.name != nullptr && partition == p.name) return p.total_nodes;
   }
-  throw SlurmError("slurm_load_partitions", "Invalid partition name specified: " + partition, ESLURM_INVALID_PARTITION_NAME);
+  throw SlurmError("slurm_load_partitions", "Invalid partition name specified: " + partition,
+                   ESLURM_INVALID_PARTITION_NAME);
+}
+
+std::vector<std::string> LibSlurmClient::partition_node_gres(const std::string& partition) {
+  partition_info_msg_t* parts = nullptr;
+  KFORGE_SLURM_CALL(slurm_load_partitions(static_cast<time_t>(0), &parts, SHOW_ALL));
+  const std::unique_ptr<partition_info_msg_t, void (*)(partition_info_msg_t*)> parts_owner(
+      parts, &slurm_free_partition_info_msg);
+  const char* members = nullptr;
+  bool found = false;
+  for (std::uint32_t i = 0; i < parts->record_count && !found; ++i) {
+    const partition_info_t& p = parts->partition_array[i];
+    if (p.name != nullptr && partition == p.name) found = true, members = p.nodes;
+  }
+  if (!found) {
+    throw SlurmError("slurm_load_partitions", "Invalid partition name specified: " + partition,
+                     ESLURM_INVALID_PARTITION_NAME);
+  }
+  std::vector<std::string> gres;
+  if (members == nullptr || *members == '\0') return gres;
+  // The partition names its nodes as a host list expression ("gpu[001-064]"); node records name one each.
+  const std::unique_ptr<std::remove_pointer_t<hostlist_t>, void (*)(hostlist_t)> nodes(slurm_hostlist_create(members),
+                                                                                       &slurm_hostlist_destroy);
+  node_info_msg_t* msg = nullptr;
+  KFORGE_SLURM_CALL(slurm_load_node(static_cast<time_t>(0), &msg, SHOW_ALL));
+  const std::unique_ptr<node_info_msg_t, void (*)(node_info_msg_t*)> owner(msg, &slurm_free_node_info_msg);
+  for (std::uint32_t i = 0; i < msg->record_count; ++i) {
+    const node_info_t& node = msg->node_array[i];
+    if (node.name == nullptr || slurm_hostlist_find(nodes.get(), node.name) < 0) continue;
+    gres.emplace_back(node.gres != nullptr ? node.gres : "");
+  }
+  return gres;
 }
 
 SlurmLimits LibSlurmClient::limits() {

@@ -16,6 +16,7 @@ class LibSlurmClient final : public SlurmClient {
   void cancel(JobId job, std::uint32_t task) override;
   SlurmLimits limits() override;
   std::uint32_t partition_node_count(const std::string& partition) override;
+  std::vector<std::string> partition_node_gres(const std::string& partition) override;
   std::string version() override;
   [[nodiscard]] std::string backend_name() const override { return "libslurm"; }
 

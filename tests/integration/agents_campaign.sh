@@ -20,7 +20,7 @@ YAML
 grep -q '^agent rewriter (island 0): ok, [1-9][0-9]* children accepted' "$WORK/run.log"
 grep -q '^agent crasher (island 0): crashed, 0 children accepted' "$WORK/run.log"
 grep -q '^agent garbage (island 0): malformed, 0 children accepted' "$WORK/run.log"
-grep -q '^gen 2/2  evaluated 8' "$WORK/run.log"
+grep -q '^generation 1 (2 of 2)  evaluated 8' "$WORK/run.log"
 grep -q 'agent exploded' "$WORK/c/g0001/agents/crasher-island0/outcome.txt"
 "$BIN/kforge" report "$WORK/c" --json > "$WORK/report.json"
 /usr/bin/python3 - "$WORK/report.json" "$WORK/c" "$SRC" <<'PY'

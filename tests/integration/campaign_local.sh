@@ -7,7 +7,7 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
 "$BIN/kforge" run "$SRC/tests/integration/data/gemm-small.yaml" --out "$WORK/c" | tee "$WORK/run.log"
-grep -q '^gen 2/2  evaluated 8' "$WORK/run.log"
+grep -q '^generation 1 (2 of 2)  evaluated 8' "$WORK/run.log"
 test -f "$WORK/c/campaign.h5"
 test -f "$WORK/c/gen-0000.h5" && test -f "$WORK/c/gen-0001.h5"
 

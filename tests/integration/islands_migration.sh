@@ -10,7 +10,7 @@ sed -e 's/^  name: gemm-small/  name: islands/' -e 's/^  targets: \[host\]/  tar
     "$SRC/tests/integration/data/gemm-small.yaml" > "$WORK/islands.yaml"
 grep -q 'migration_interval: 1' "$WORK/islands.yaml"
 "$BIN/kforge" run "$WORK/islands.yaml" --out "$WORK/c" | tee "$WORK/run.log"
-grep -q '^gen 3/3  evaluated 16' "$WORK/run.log"
+grep -q '^generation 2 (3 of 3)  evaluated 16' "$WORK/run.log"
 /usr/bin/python3 - "$WORK/c" "$SRC" <<'PY'
 import os, sys
 sys.path.insert(0, os.path.join(sys.argv[2], "share", "python"))

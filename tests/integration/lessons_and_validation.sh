@@ -32,7 +32,7 @@ agents:
 YAML
 } > "$WORK/campaign.yaml"
 "$BIN/kforge" run "$WORK/campaign.yaml" --out "$WORK/c" > "$WORK/run.log"
-grep -q '^gen 3/3' "$WORK/run.log"
+grep -q '^generation 2 (3 of 3)' "$WORK/run.log"
 # Planned after generation 1: every task of generation 2 checks the case that caught the wrong kernel.
 grep -q 'validation_cases: \[.*M=7 N=5 K=3 lda=3 ldb=5 ldc=5 seed=' "$WORK/c/g0002/tasks/0000.yaml" ||
   grep -A2 'validation_cases:' "$WORK/c/g0002/tasks/0000.yaml" | grep -q 'M=7 N=5 K=3 lda=3 ldb=5 ldc=5 seed='

@@ -23,8 +23,8 @@ echo "killed kforge (pid $pid) in the middle of generation 1"
 sleep 1  # let the task's processes see their parent die
 
 "$BIN/kforge" run "$CAMPAIGN" --out "$WORK/c" | tee "$WORK/second.log"
-grep -q '^gen 3/3' "$WORK/second.log"
-! grep -q '^gen 1/3' "$WORK/second.log"  # generation 0 was finished: not run again
+grep -q '^generation 2 (3 of 3)' "$WORK/second.log"
+! grep -q '^generation 0 (1 of 3)' "$WORK/second.log"  # generation 0 was finished: not run again
 "$BIN/kforge" report "$WORK/c" --json > "$WORK/report.json"
 /usr/bin/python3 - "$WORK/c" "$WORK/report.json" <<'PY'
 import json, os, sys

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cascade.hpp"
+#include "timing_verdict.hpp"
 
 namespace fs = std::filesystem;
 using namespace kforge;
@@ -102,4 +103,74 @@ TEST(CascadeLimits, CudaChildrenGetNoAddressSpaceCapWhileOtherBackendsKeepIt) {
   EXPECT_EQ(cuda.file_bytes, 8LL << 20) << "the other limits stay";
   EXPECT_EQ(cuda.wall_s, s.wall_timeout_s);
   EXPECT_TRUE(cuda.forbid_processes);
+}
+
+namespace {
+
+// A correct naive kernel that sleeps 3 ms on every other call: its timed samples alternate fast and slow.
+constexpr const char* kAlternatingSource = R"(#include <time.h>
+extern "C" void kforge_gemm(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
+                            int ldc) {
+  static int calls = 0;
+  if (++calls % 2 == 0) {
+    timespec pause{0, 3000000};
+    nanosleep(&pause, nullptr);
+  }
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      float s = 0.0f;
+      for (int k = 0; k < K; ++k) s += A[i * lda + k] * B[k * ldb + j];
+      C[i * ldc + j] = s;
+    }
+})";
+
+jobs::EvalRecord timed_record(double spread, int samples, jobs::Status status = jobs::Status::ok) {
+  jobs::EvalRecord r;
+  r.status = status;
+  r.time_spread_rel = spread;
+  r.sample_count = samples;
+  return r;
+}
+
+}  // namespace
+
+TEST(TimingVerdict, SpreadNotUnderTheTargetIsNoisyOnlyForOkRecordsWithSamples) {
+  EXPECT_TRUE(mpi_eval::misses_target_spread(timed_record(0.20, 15), 0.05));
+  EXPECT_TRUE(mpi_eval::misses_target_spread(timed_record(0.05, 15), 0.05)) << "sampling stops only under the target";
+  EXPECT_FALSE(mpi_eval::misses_target_spread(timed_record(0.01, 3), 0.05));
+  EXPECT_FALSE(mpi_eval::misses_target_spread(timed_record(0.20, 1), 0.05)) << "one sample has no spread";
+  EXPECT_FALSE(mpi_eval::misses_target_spread(timed_record(jobs::kNaN, 5), 0.05));
+  EXPECT_FALSE(mpi_eval::misses_target_spread(timed_record(0.20, 15, jobs::Status::wrong_result), 0.05));
+  jobs::EvalRecord r = timed_record(0.25, 15);
+  r.evidence = "verified";
+  mpi_eval::judge_timing(r, 0.05);
+  EXPECT_TRUE(r.timing_noisy);
+  EXPECT_NE(r.evidence.find("timing noisy: spread 25.0% over 15 samples, target under 5.0%"), std::string::npos)
+      << r.evidence;
+}
+
+TEST_F(CascadeTest, CandidateWhoseSamplesDisagreeIsFlaggedNoisy) {
+  manifest_.settings.warmup = 1;
+  manifest_.settings.min_repeats = 4;
+  manifest_.settings.max_repeats = 4;
+  manifest_.settings.target_spread = 0.05;
+  manifest_.settings.time_cap_s = 10;
+  const jobs::EvalRecord r =
+      mpi_eval::evaluate_candidate(*backend_, candidate(kAlternatingSource), manifest_, root_, 0);
+  ASSERT_EQ(r.status, jobs::Status::ok) << r.evidence;
+  EXPECT_EQ(r.sample_count, 4);
+  EXPECT_GT(r.time_spread_rel, 0.05);
+  EXPECT_TRUE(r.timing_noisy) << r.evidence;
+  EXPECT_NE(r.evidence.find("timing noisy"), std::string::npos) << r.evidence;
+}
+
+TEST_F(CascadeTest, SamplesWithinTheTargetAreNotFlagged) {
+  manifest_.settings.min_repeats = 2;
+  manifest_.settings.max_repeats = 4;
+  manifest_.settings.target_spread = 1000.0;  // any two samples agree within this
+  const jobs::EvalRecord r =
+      mpi_eval::evaluate_candidate(*backend_, candidate(kAlternatingSource), manifest_, root_, 0);
+  ASSERT_EQ(r.status, jobs::Status::ok) << r.evidence;
+  EXPECT_FALSE(r.timing_noisy) << r.evidence;
+  EXPECT_EQ(r.evidence.find("timing noisy"), std::string::npos) << r.evidence;
 }

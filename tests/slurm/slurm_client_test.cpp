@@ -117,6 +117,35 @@ TEST_P(SlurmBackendTest, PartitionNodeCountIsTheTestClustersOneNode) {
   EXPECT_THROW(client_->partition_node_count("no-such-partition"), SlurmError);
 }
 
+TEST_P(SlurmBackendTest, PartitionNodeGresListsEachNodesGres) {
+  const auto hopper = client_->partition_node_gres("hopper");
+  ASSERT_EQ(hopper.size(), 1U);
+  EXPECT_NE(hopper[0].find("gpu:h100:4"), std::string::npos) << hopper[0];
+  EXPECT_NE(hopper[0].find("gpu:b200:4"), std::string::npos) << hopper[0];
+  EXPECT_THROW(client_->partition_node_gres("no-such-partition"), SlurmError);
+}
+
+// nodes, mem, exclusive and a free-form option (which libslurm hands to sbatch) as the job itself sees them.
+TEST_P(SlurmBackendTest, ResourceAndExtraOptionsReachTheJob) {
+  ArraySubmission s = submission("resources",
+                                 "echo mem=$SLURM_MEM_PER_NODE; scontrol show job $SLURM_JOB_ID | grep -o "
+                                 "'OverSubscribe=[A-Z]*\\|MailType=[A-Z_,]*'",
+                                 "0");
+  s.nodes = 1;
+  s.mem = "16M";
+  s.exclusive = true;
+  s.extra_options = {"--mail-type=FAIL"};
+  s.output = (scratch_.path() / "task-%a.log").string();
+  const JobId job = client_->submit_array(s);
+  const auto outcome = testing::wait_for_array(*client_, job, 1);
+  ASSERT_EQ(outcome.tasks.size(), 1U);
+  EXPECT_EQ(outcome.tasks[0].state, "COMPLETED") << "reason " << outcome.tasks[0].reason;
+  const std::string log = scratch_.read("task-0.log");
+  for (const char* seen : {"mem=16\n", "OverSubscribe=NO", "MailType=FAIL"}) {
+    EXPECT_NE(log.find(seen), std::string::npos) << "missing " << seen << " in:\n" << log;
+  }
+}
+
 TEST_P(SlurmBackendTest, ExcludedNodesReachTheJob) {
   ArraySubmission s = submission("exclude", "true", "0");
   s.exclude = "node-that-does-not-exist";

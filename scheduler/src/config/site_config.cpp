@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "kforge/embedded_site.hpp"
+#include "site_sections.hpp"
 #include "yaml_reader.hpp"
 
 namespace kforge::scheduler {
@@ -10,7 +11,7 @@ namespace config_detail {
 namespace {
 
 void read_site_section(const MapReader& top, SiteConfig& site) {
-  const std::vector<std::string> keys = {"name", "executor", "max_task_retries"};
+  const std::vector<std::string> keys = {"name", "executor", "max_task_retries", "stop_at_infra_error_share"};
   if (!top.has("site")) top.fail_missing("site", "a mapping with keys: " + join(keys));
   MapReader section = top.section("site", keys);
 
@@ -25,6 +26,10 @@ void read_site_section(const MapReader& top, SiteConfig& site) {
   }
 
   site.max_task_retries = section.get_int("max_task_retries", site.max_task_retries, int_at_least(0));
+  NumberRule share = number_closed(0.0, 1.0);
+  share.min_open = true;
+  share.allowed = "a share > 0 and <= 1 (1 = stop only when the whole generation failed)";
+  site.stop_at_infra_error_share = section.get_number("stop_at_infra_error_share", site.stop_at_infra_error_share, share);
 }
 
 void read_local_section(const MapReader& top, LocalExecutorSpec& local) {
@@ -64,26 +69,8 @@ std::vector<std::string> read_string_list(const MapReader& section, const std::s
   return out;
 }
 
-void read_slurm_targets(const MapReader& slurm, SlurmExecutorSpec& spec) {
-  const std::string allowed = "a mapping of campaign target -> {partition, gres, constraint}";
-  MapReader targets = slurm.section("targets", {});
-  spec.targets_where = slurm.has("targets") ? slurm.where("targets") : slurm.where();
-  for (const auto& [key, value] : targets.entries()) {
-    const std::string name = key.Scalar();
-    if (!is_identifier(name)) targets.fail(name, "'" + name + "' is not a target name", "an identifier, e.g. hopper");
-    MapReader t = targets.section(name, {"partition", "gres", "constraint"});
-    SlurmTargetSpec target;
-    target.partition = t.require_string("partition", "a Slurm partition name");
-    target.gres = t.get_string("gres", "", "a GRES per node, e.g. gpu:h100:4");
-    target.constraint = t.get_string("constraint", "", "a Slurm node feature expression");
-    target.where = targets.where(name);
-    spec.targets[name] = target;
-  }
-  if (spec.targets.empty()) slurm.fail_missing("targets", allowed);
-}
-
 void read_slurm_section(const MapReader& top, SiteConfig& site) {
-  const std::vector<std::string> keys = {"client", "account", "qos", "reservation", "time_limit_min", "ranks_per_task",
+  const std::vector<std::string> keys = {"client", "conf", "account", "qos", "reservation", "time_limit_min", "ranks_per_task",
                                          "cpus_per_rank", "max_concurrent_tasks", "mpi_launch", "srun_mpi", "modules",
                                          "environment", "poll_interval_s", "agent_partition", "agent_cpus",
                                          "targets"};
@@ -96,6 +83,12 @@ void read_slurm_section(const MapReader& top, SiteConfig& site) {
   spec.client = section.get_string("client", spec.client, "auto, libslurm or cli");
   if (spec.client != "auto" && spec.client != "libslurm" && spec.client != "cli") {
     section.fail("client", "unknown client '" + spec.client + "'", "auto, libslurm or cli");
+  }
+  const std::string conf_allowed = "the absolute path of the site's slurm.conf, e.g. /etc/slurm/slurm.conf";
+  spec.conf = section.get_string("conf", spec.conf, conf_allowed);
+  spec.conf_where = section.where("conf");
+  if (section.has("conf") && !spec.conf.starts_with("/")) {
+    section.fail("conf", "'" + spec.conf + "' is not an absolute path", conf_allowed);
   }
   spec.account = section.get_string("account", spec.account, "a Slurm account");
   spec.qos = section.get_string("qos", spec.qos, "a Slurm QOS");

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,46 +13,91 @@
 #include <fstream>
 #include <stdexcept>
 
+extern char** environ;
+
 namespace kforge::scheduler::daemon {
 namespace fs = std::filesystem;
 
 namespace {
 
+void say(const char* a, const char* b = "") {
+  [[maybe_unused]] ssize_t w = ::write(STDERR_FILENO, a, std::strlen(a));
+  w = ::write(STDERR_FILENO, b, std::strlen(b));
+  w = ::write(STDERR_FILENO, "\n", 1);
+}
+
+struct ChildPlan {
+  std::vector<char*> argv;
+  std::vector<char*> envp;
+  const char* log;
+  const char* workdir;
+  const Account* user;
+  bool switch_user;
+  mode_t mask;
+  pid_t daemon;
+};
+
 // Child side between fork and exec: only async-signal-safe calls. Never returns.
-[[noreturn]] void exec_child(const std::vector<char*>& argv, const char* log, pid_t daemon) {
+[[noreturn]] void exec_child(const ChildPlan& p) {
+  // The identity first: nothing below (the log file, the program) may happen as root. Changing ids clears the
+  // parent-death signal, so that comes after.
+  if (const char* failed = become_for_good(*p.user, p.switch_user)) {
+    say("kforged: refusing to start the kforge child: could not become the campaign's user: ", failed);
+    ::_exit(126);
+  }
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-  if (::getppid() != daemon) ::_exit(1);  // the daemon died before prctl took effect
+  if (::getppid() != p.daemon) ::_exit(1);  // the daemon died before prctl took effect
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);  // the daemon blocks signals for its signalfd; exec keeps the mask
   ::setpgid(0, 0);
-  int fd = ::open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  ::umask(p.mask);
+  if (::chdir(p.workdir) != 0 && ::chdir("/") != 0) ::_exit(1);
+  int fd = ::open(p.log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
   if (fd >= 0) {
     ::dup2(fd, STDOUT_FILENO);
     ::dup2(fd, STDERR_FILENO);
   }
   int devnull = ::open("/dev/null", O_RDONLY);
   if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
-  ::execv(argv[0], argv.data());
-  const char* msg = "kforged: could not exec the kforge child: ";
-  [[maybe_unused]] ssize_t w = ::write(STDERR_FILENO, msg, std::strlen(msg));
-  const char* why = std::strerror(errno);
-  w = ::write(STDERR_FILENO, why, std::strlen(why));
-  w = ::write(STDERR_FILENO, "\n", 1);
+  ::execve(p.argv[0], p.argv.data(), p.envp.data());
+  say("kforged: could not exec the kforge child: ", std::strerror(errno));
   ::_exit(127);
+}
+
+// The daemon's environment (SLURM_CONF, PATH, ...) with the user's HOME, USER and LOGNAME.
+std::vector<std::string> child_environment(const Account& user, bool switch_user) {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string kv = *e;
+    if (switch_user && (kv.rfind("HOME=", 0) == 0 || kv.rfind("USER=", 0) == 0 || kv.rfind("LOGNAME=", 0) == 0)) {
+      continue;
+    }
+    env.push_back(kv);
+  }
+  if (switch_user) {
+    env.push_back("HOME=" + user.home);
+    env.push_back("USER=" + user.name);
+    env.push_back("LOGNAME=" + user.name);
+  }
+  return env;
 }
 
 }  // namespace
 
-pid_t spawn_child(const std::vector<std::string>& argv, const fs::path& log) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
+pid_t spawn_child(const std::vector<std::string>& argv, const fs::path& log, const Account& user, bool switch_user,
+                  mode_t mask) {
+  std::vector<std::string> env = child_environment(user, switch_user);
   const std::string log_path = log.string();
-  const pid_t daemon = ::getpid();
+  const std::string workdir = log.parent_path().string();
+  ChildPlan plan{{}, {}, log_path.c_str(), workdir.c_str(), &user, switch_user, mask, ::getpid()};
+  for (const auto& a : argv) plan.argv.push_back(const_cast<char*>(a.c_str()));
+  plan.argv.push_back(nullptr);
+  for (auto& e : env) plan.envp.push_back(e.data());
+  plan.envp.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
-  if (pid == 0) exec_child(args, log_path.c_str(), daemon);
+  if (pid == 0) exec_child(plan);
   return pid;
 }
 

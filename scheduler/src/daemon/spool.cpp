@@ -1,7 +1,9 @@
 #include "kforge/scheduler/daemon/spool.hpp"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,7 +20,7 @@ namespace fs = std::filesystem;
 
 fs::path default_spool_path() {
   if (const char* env = std::getenv("KFORGE_SPOOL"); env && *env) return env;
-  return "/var/spool/kforge";
+  return "/var/lib/kforge";
 }
 
 bool is_valid_campaign_name(const std::string& name) {
@@ -27,68 +29,135 @@ bool is_valid_campaign_name(const std::string& name) {
                      [](unsigned char c) { return std::isalnum(c) || c == '.' || c == '_' || c == '-'; });
 }
 
-void Spool::create_layout() const {
+namespace {
+
+// mkdir (an existing folder is fine), then owner and mode exactly as documented. The folder must be a real
+// directory, not a symlink someone planted: every later path under it trusts it.
+void make_owned_dir(const fs::path& p, uid_t uid, gid_t gid, mode_t mode) {
+  if (::mkdir(p.c_str(), 0700) != 0 && errno != EEXIST) {
+    throw SpoolError(p.string() + ": cannot create the spool folder: " + std::strerror(errno));
+  }
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    throw SpoolError(p.string() + ": is not a directory (a symlink or a file is not accepted here)");
+  }
+  if ((st.st_uid != uid || st.st_gid != gid) && ::lchown(p.c_str(), uid, gid) != 0) {
+    throw SpoolError(p.string() + ": cannot give the folder to uid " + std::to_string(uid) + ": " +
+                     std::strerror(errno));
+  }
+  if ((st.st_mode & 07777) != mode && ::chmod(p.c_str(), mode) != 0) {
+    throw SpoolError(p.string() + ": cannot set mode " + std::to_string(mode) + ": " + std::strerror(errno));
+  }
+}
+
+std::string own_user_name() {
+  if (const passwd* pw = ::getpwuid(::geteuid())) return pw->pw_name;
+  return std::to_string(::geteuid());
+}
+
+}  // namespace
+
+void Spool::create_layout(const SpoolPolicy& policy) const {
+  std::error_code ec;
+  fs::create_directories(root_.parent_path(), ec);  // the spool itself gets its mode below
+  if (policy.multi_user) {
+    make_owned_dir(root_, 0, 0, 0711);
+    make_owned_dir(requests_dir(), 0, 0, 01733);
+    make_owned_dir(campaigns_dir(), 0, policy.admin_group.value_or(0), policy.admin_group ? 0751 : 0711);
+    return;
+  }
   for (const fs::path& p : {root_, campaigns_dir(), requests_dir()}) {
-    std::error_code ec;
-    fs::create_directories(p, ec);
-    if (ec) throw SpoolError(p.string() + ": cannot create the spool folder: " + ec.message());
+    if (::mkdir(p.c_str(), 0700) != 0 && errno != EEXIST) {
+      throw SpoolError(p.string() + ": cannot create the spool folder: " + std::strerror(errno));
+    }
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      throw SpoolError(p.string() + ": is not a directory (a symlink or a file is not accepted here)");
+    }
+    if (st.st_uid != ::geteuid()) {
+      throw SpoolError(p.string() + ": belongs to uid " + std::to_string(st.st_uid) + ", not to this kforged's uid " +
+                       std::to_string(::geteuid()) + "; a kforged run by a user serves only a spool of its own " +
+                       "(a spool shared by many users needs kforged as root: docs/daemon.md)");
+    }
+    if ((st.st_mode & 07777) != 0700 && ::chmod(p.c_str(), 0700) != 0) {
+      throw SpoolError(p.string() + ": cannot set mode 0700: " + std::strerror(errno));
+    }
     if (::access(p.c_str(), W_OK | X_OK) != 0) {
       throw SpoolError(p.string() + ": the spool folder is not writable by this user: " + std::strerror(errno));
     }
   }
 }
 
-std::vector<std::string> Spool::campaign_names() const {
+void Spool::create_user_dir(const std::string& owner, uid_t uid, gid_t gid, const SpoolPolicy& policy) const {
+  const fs::path dir = user_dir(owner);
+  if (!policy.multi_user) {
+    make_owned_dir(dir, ::geteuid(), ::getegid(), 0700);
+    return;
+  }
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid != uid) {
+    throw SpoolError(dir.string() + ": belongs to uid " + std::to_string(st.st_uid) + ", not to " + owner + " (uid " +
+                     std::to_string(uid) + "): was the account renamed or recreated?");
+  }
+  // Setgid with an admin group: what the user's processes create stays readable by the admins.
+  make_owned_dir(dir, uid, policy.admin_group.value_or(gid), policy.admin_group ? 02750 : 0700);
+}
+
+std::vector<std::string> Spool::campaign_names(const std::string& owner) const {
   std::vector<std::string> names;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(campaigns_dir(), ec)) {
+  for (const auto& entry : fs::directory_iterator(user_dir(owner), ec)) {
     const std::string name = entry.path().filename().string();
-    if (is_valid_campaign_name(name) && fs::exists(entry.path() / "campaign.yaml")) names.push_back(name);
+    std::error_code e2;
+    if (is_valid_campaign_name(name) && fs::exists(entry.path() / "campaign.yaml", e2)) names.push_back(name);
   }
   std::sort(names.begin(), names.end());
   return names;
 }
 
+std::vector<CampaignRef> Spool::campaigns() const {
+  std::vector<std::string> owners;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(campaigns_dir(), ec)) {
+    const std::string owner = entry.path().filename().string();
+    if (is_valid_campaign_name(owner)) owners.push_back(owner);
+  }
+  if (ec) owners = {own_user_name()};  // campaigns/ is not listable by users (0711): their own folder only
+  std::vector<CampaignRef> out;
+  for (const std::string& owner : owners) {
+    for (const std::string& name : campaign_names(owner)) out.push_back(CampaignRef{owner, name});
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 bool Spool::daemon_is_running() const {
-  int fd = ::open(pid_file().c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = ::open(pid_file().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return false;
   const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0;
   ::close(fd);
   return held;
 }
 
-StoredState read_stored_state(const Spool& spool, const std::string& name) {
-  const CampaignDir dir = spool.campaign(name);
+StoredState read_stored_state(const Spool& spool, const CampaignRef& c) {
+  const CampaignDir dir = spool.campaign(c);
   StoredState s;
   s.generations_planned = load_campaign(dir.campaign_config()).search.generations;
   s.generations_done = dir.completed_generations();
-  s.cancelled = fs::exists(spool.cancelled_marker(name));
-  if (fs::exists(spool.failed_marker(name))) {
+  s.cancelled = fs::exists(spool.cancelled_marker(c));
+  if (fs::exists(spool.failed_marker(c))) {
     s.failed = true;
-    s.failure_reason = jobs::read_text_file(spool.failed_marker(name));
+    s.failure_reason = jobs::read_text_file(spool.failed_marker(c));
     while (!s.failure_reason.empty() && s.failure_reason.back() == '\n') s.failure_reason.pop_back();
   }
   return s;
 }
 
-long campaign_driver_pid(const CampaignDir& dir) {
-  int fd = ::open(dir.lock_file().c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  long pid = 0;
-  if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
-    char buf[32] = {};
-    const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
-    pid = n > 0 ? std::strtol(buf, nullptr, 10) : 0;
-    if (pid <= 0) pid = -1;
-  }
-  ::close(fd);
-  return pid;
-}
-
 SpoolLock::SpoolLock(const Spool& spool) {
   const fs::path file = spool.pid_file();
-  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd_ < 0) throw SpoolError(file.string() + ": cannot open the daemon's pid file: " + std::strerror(errno));
+  ::fchmod(fd_, 0644);  // whatever the umask: clients open it to see whether a daemon runs
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     std::string holder(32, '\0');
     const ssize_t n = ::pread(fd_, holder.data(), holder.size() - 1, 0);

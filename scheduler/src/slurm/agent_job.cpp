@@ -34,7 +34,7 @@ AgentProcessResult run_agent_job(kforge::slurm::SlurmClient& client, const Slurm
                                  const std::string& campaign, const AgentProcessSpec& process) {
   AgentProcessResult result;
   kforge::slurm::ArraySubmission job;
-  job.name = "kforge:" + campaign + ":agent";
+  job.name = "kf:" + campaign.substr(0, 16) + ":agent";
   job.script = agent_batch_script(process);
   job.array = "0";
   job.partition = spec.agent_partition;

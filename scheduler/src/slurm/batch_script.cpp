@@ -28,17 +28,23 @@ std::string optional_lines(const ArrayJob& job, const SlurmExecutorSpec& spec) {
   std::string out = "#SBATCH --partition=" + t.partition + "\n";
   if (!t.gres.empty()) out += "#SBATCH --gres=" + t.gres + "\n";
   if (!t.constraint.empty()) out += "#SBATCH --constraint=" + t.constraint + "\n";
-  if (!spec.account.empty()) out += "#SBATCH --account=" + spec.account + "\n";
-  if (!spec.qos.empty()) out += "#SBATCH --qos=" + spec.qos + "\n";
+  if (!spec.account_of(job.target).empty()) out += "#SBATCH --account=" + spec.account_of(job.target) + "\n";
+  if (!spec.qos_of(job.target).empty()) out += "#SBATCH --qos=" + spec.qos_of(job.target) + "\n";
   if (!spec.reservation.empty()) out += "#SBATCH --reservation=" + spec.reservation + "\n";
+  if (!t.mem.empty()) out += "#SBATCH --mem=" + t.mem + "\n";
+  if (t.exclusive) out += "#SBATCH --exclusive\n";
+  for (const auto& option : t.extra_sbatch_options) out += "#SBATCH " + option + "\n";
   out += "#SBATCH --wckey=kforge\n";
   return out;
 }
 
 }  // namespace
 
+// "kf:<campaign>:g<generation>:<target>", the campaign cut to 16 and the target to 10 characters so that the
+// whole name stays readable in `squeue -o %.40j` and its start in squeue's default 8-column NAME; the
+// comment (below) and DIR/gNNNN/slurm/jobs keep the full names.
 std::string job_name(const ArrayJob& job) {
-  return "kforge:" + job.campaign + ":g" + std::to_string(job.generation) + ":" + job.target;
+  return "kf:" + job.campaign.substr(0, 16) + ":g" + std::to_string(job.generation) + ":" + job.target.substr(0, 10);
 }
 
 std::string comment(const ArrayJob& job) {
@@ -51,8 +57,10 @@ std::string array_spec(const ArrayJob& job, const SlurmExecutorSpec& spec) {
   return "0-" + std::to_string(job.size - 1) + "%" + std::to_string(std::max(1, spec.max_concurrent_tasks));
 }
 
-std::string launch_command(const SlurmExecutorSpec& spec) {
-  const std::string ranks = std::to_string(spec.ranks_per_task);
+std::string launch_command(const SlurmExecutorSpec& spec) { return launch_command(spec, spec.ranks_per_task); }
+
+std::string launch_command(const SlurmExecutorSpec& spec, int ranks_per_task) {
+  const std::string ranks = std::to_string(ranks_per_task);
   if (spec.mpi_launch == "mpirun") return "mpirun -np " + ranks;
   return "srun --mpi=" + spec.srun_mpi + " -n " + ranks;
 }
@@ -74,14 +82,18 @@ std::string render_batch_script(const ArrayJob& job, const SlurmExecutorSpec& sp
   replace_all(text, "@ENVIRONMENT@", environment);
   replace_all(text, "@JOB_NAME@", job_name(job));
   replace_all(text, "@COMMENT@", "\"" + comment(job) + "\"");
-  replace_all(text, "@RANKS@", std::to_string(spec.ranks_per_task));
-  replace_all(text, "@CPUS_PER_RANK@", std::to_string(spec.cpus_per_rank));
-  replace_all(text, "@TIME_LIMIT_MIN@", std::to_string(spec.time_limit_min));
+  const SlurmTargetSpec& t = spec.targets.at(job.target);
+  const int ranks = spec.ranks_per_task_of(job.target);
+  replace_all(text, "@NODES@", std::to_string(std::max(1, t.nodes)));
+  replace_all(text, "@RANKS@", std::to_string(ranks));
+  replace_all(text, "@RANKS_PER_NODE@", std::to_string(ranks / std::max(1, t.nodes)));
+  replace_all(text, "@CPUS_PER_RANK@", std::to_string(spec.cpus_per_rank_of(job.target)));
+  replace_all(text, "@TIME_LIMIT_MIN@", std::to_string(spec.time_limit_min_of(job.target)));
   replace_all(text, "@ARRAY@", array_spec(job, spec));
   replace_all(text, "@OUTPUT@", job.output.string());
   replace_all(text, "@TASK_LIST@", job.task_list.string());
   replace_all(text, "@TASKS_DIR@", job.tasks_dir.string());
-  replace_all(text, "@LAUNCH@", launch_command(spec));
+  replace_all(text, "@LAUNCH@", launch_command(spec, ranks));
   replace_all(text, "@EVAL_BINARY@", job.eval_binary.string());
   return text;
 }

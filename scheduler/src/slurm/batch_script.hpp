@@ -21,12 +21,13 @@ struct ArrayJob {
   std::filesystem::path eval_binary;
 };
 
-// "kforge:<campaign>:g<generation>:<target>": what squeue shows an admin.
+// "kf:<campaign>:g<generation>:<target>" (trimmed, see batch_script.cpp): what squeue shows an admin.
 std::string job_name(const ArrayJob& job);
 std::string comment(const ArrayJob& job);
 std::string array_spec(const ArrayJob& job, const SlurmExecutorSpec& spec);  // "0-N%throttle"
 // The launch line's command: "srun --mpi=pmix -n R" or "mpirun -np R".
 std::string launch_command(const SlurmExecutorSpec& spec);
+std::string launch_command(const SlurmExecutorSpec& spec, int ranks_per_task);  // of one target
 
 std::string render_batch_script(const ArrayJob& job, const SlurmExecutorSpec& spec);
 

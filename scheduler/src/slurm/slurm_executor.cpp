@@ -12,9 +12,11 @@
 #include "agent_job.hpp"
 #include "batch_script.hpp"
 #include "detail/elapsed.hpp"
+#include "detail/log_excerpt.hpp"
 #include "job_ledger.hpp"
 #include "kforge/jobs/text_file.hpp"
 #include "kforge/slurm/slurm_client.hpp"
+#include "kforge/slurm/task_postmortem.hpp"
 
 namespace kforge::scheduler {
 namespace fs = std::filesystem;
@@ -29,13 +31,15 @@ struct ActiveArray {
   std::string output;      // --output pattern; %a is the array task id
 };
 
-// DIR/gNNNN/logs/array-K-%a.out: where Slurm writes array K's tasks' output.
+// DIR/gNNNN/logs/array-K-%A_%a.out: where Slurm writes the output of array K (kforge's index of the array in
+// this generation) task %a of Slurm array job %A, so that a file found on disk names what `sacct` shows.
 fs::path array_output(const CampaignDir& dir, int generation, int k) {
-  return dir.generation_dir(generation) / "logs" / ("array-" + std::to_string(k) + "-%a.out");
+  return dir.generation_dir(generation) / "logs" / ("array-" + std::to_string(k) + "-%A_%a.out");
 }
 
 std::string output_of(const ActiveArray& a, std::uint32_t task_id) {
   std::string path = a.output;
+  if (auto at = path.find("%A"); at != std::string::npos) path.replace(at, 2, std::to_string(a.job));
   if (auto at = path.find("%a"); at != std::string::npos) path.replace(at, 2, std::to_string(task_id));
   return path;
 }
@@ -46,8 +50,9 @@ class SlurmExecutor final : public Executor {
                 std::unique_ptr<kforge::slurm::SlurmClient> client)
       : site_(std::move(site)),
         campaign_(std::move(campaign)),
-        dir_(std::move(dir)),
-        eval_binary_(std::move(eval_binary)),
+        // slurmd resolves relative paths against the job's working directory, not ours: hand it absolute ones.
+        dir_(fs::absolute(dir.root()).lexically_normal()),
+        eval_binary_(fs::absolute(eval_binary).lexically_normal()),
         client_(std::move(client)) {}
 
   std::string name() const override { return "slurm (" + client_->backend_name() + ")"; }
@@ -192,13 +197,18 @@ class SlurmExecutor final : public Executor {
     sub.array = array_spec(job, s);
     sub.partition = t.partition;
     sub.gres = t.gres;
-    sub.account = s.account;
-    sub.qos = s.qos;
+    sub.account = s.account_of(job.target);
+    sub.qos = s.qos_of(job.target);
     sub.reservation = s.reservation;
-    sub.ntasks = static_cast<std::uint32_t>(s.ranks_per_task);
-    sub.ntasks_per_node = static_cast<std::uint32_t>(s.ranks_per_task);
-    sub.cpus_per_task = static_cast<std::uint32_t>(s.cpus_per_rank);
-    sub.time_limit_minutes = static_cast<std::uint32_t>(s.time_limit_min);
+    const int ranks = s.ranks_per_task_of(job.target);
+    sub.nodes = static_cast<std::uint32_t>(std::max(1, t.nodes));
+    sub.ntasks = static_cast<std::uint32_t>(ranks);
+    sub.ntasks_per_node = static_cast<std::uint32_t>(ranks / std::max(1, t.nodes));
+    sub.cpus_per_task = static_cast<std::uint32_t>(s.cpus_per_rank_of(job.target));
+    sub.time_limit_minutes = static_cast<std::uint32_t>(s.time_limit_min_of(job.target));
+    sub.mem = t.mem;
+    sub.exclusive = t.exclusive;
+    sub.extra_options = t.extra_sbatch_options;
     sub.output = job.output.string();
     sub.work_dir = dir_.root().string();
     sub.comment = comment(job);
@@ -217,8 +227,8 @@ class SlurmExecutor final : public Executor {
     std::string key = "slurm.targets." + target;
     if (lower.find("partition") != std::string::npos) key += ".partition";
     else if (lower.find("gres") != std::string::npos || lower.find("generic resource") != std::string::npos) key += ".gres";
-    else if (lower.find("account") != std::string::npos) key = "slurm.account";
-    else if (lower.find("qos") != std::string::npos) key = "slurm.qos";
+    else if (lower.find("account") != std::string::npos) key = t.account ? key + ".account" : "slurm.account";
+    else if (lower.find("qos") != std::string::npos) key = t.qos ? key + ".qos" : "slurm.qos";
     else if (lower.find("reservation") != std::string::npos) key = "slurm.reservation";
     return ConfigError(t.where, key, "Slurm rejected the submission: " + msg,
                        "a value this cluster accepts (partition '" + t.partition + "', gres '" + t.gres + "')");
@@ -254,28 +264,56 @@ class SlurmExecutor final : public Executor {
       a.open.erase(s.task_id);
       const int task = a.tasks[s.task_id];
       const bool ok = s.state == "COMPLETED" && s.exit_code == 0;
-      if (!ok && !s.node.empty()) failed_nodes_[task].insert(s.node);
-      ends[task] = TaskEnd{task, ok,
-                           ok ? "" : "Slurm array task " + std::to_string(a.job) + "_" + std::to_string(s.task_id) +
-                                         " " + s.state + " (" + s.reason + ", exit code " +
-                                         std::to_string(s.exit_code) + (s.node.empty() ? "" : ", node " + s.node) + ")",
-                           output_of(a, s.task_id)};
+      TaskEnd end{task, ok, "", output_of(a, s.task_id)};
+      if (!ok) {
+        // kforge cancels only while it stops (and then stops polling): a CANCELLED task was someone's scancel.
+        end.retry = s.state != "CANCELLED";
+        if (end.retry && !s.node.empty()) failed_nodes_[task].insert(s.node);
+        end.reason = describe_failed_task(a, s, end.log, postmortems_left_-- > 0);
+      }
+      ends[task] = end;
     }
   }
 
-  // Sleeps in short steps; on SIGTERM/SIGINT it detaches (the arrays keep running and a restarted driver
-  // re-attaches), or cancels them when the campaign was cancelled (DIR/CANCELLED exists).
+  // One paragraph: Slurm's state, what the job's own output says (or that it has none), the controller's record
+  // and the slurmd log lines about it. The post-mortem costs a few tool calls, so only the first failures of a
+  // driver's lifetime get one; the rest repeat Slurm's state.
+  static std::string describe_failed_task(const ActiveArray& a, const kforge::slurm::ArrayTaskState& s,
+                                          const std::string& output, bool postmortem) {
+    const std::string id = std::to_string(a.job) + "_" + std::to_string(s.task_id);
+    std::string text = "Slurm array task " + id + " " + s.state + " (" + s.reason + ", exit code " +
+                       std::to_string(s.exit_code) + (s.signal ? ", signal " + std::to_string(s.signal) : "") +
+                       (s.node.empty() ? "" : ", node " + s.node) + ")";
+    if (s.state == "CANCELLED") text += "; cancelled outside kforge (scancel): a decision, not resubmitted";
+    text += "; " + detail::log_excerpt(output);
+    if (!postmortem) return text;
+    const auto pm = kforge::slurm::task_postmortem(a.job, s.task_id, s.node);
+    return text + "; controller: " + pm.controller + "; " + pm.slurmd;
+  }
+
+
+  // Sleeps in short steps. On a stop signal (executor.hpp: StopKind) it cancels the arrays still queued or
+  // running when interrupted (Ctrl-C) or when the campaign was cancelled (DIR/CANCELLED exists); on SIGTERM it
+  // leaves them running and a restarted driver re-attaches.
   void sleep_checking_stop(double seconds, const std::vector<ActiveArray>& active) {
     detail::AddElapsedTo timed(times_.waiting_s);
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     while (std::chrono::steady_clock::now() < until) {
       if (stop_requested()) {
         const bool cancelled = fs::exists(dir_.root() / "CANCELLED");
+        const bool cancel = cancelled || requested_stop_kind() == StopKind::interrupt;
+        std::string jobs;
         for (const auto& a : active) {
-          if (cancelled && !a.open.empty()) slurm([&](auto& c) { c.cancel(a.job); });
+          if (!cancel || a.open.empty()) continue;
+          slurm([&](auto& c) { c.cancel(a.job); });
+          jobs += (jobs.empty() ? "" : ", ") + std::to_string(a.job);
         }
-        throw StopRequested(cancelled ? "campaign cancelled: its Slurm arrays were cancelled"
-                                      : "stopped by a signal: Slurm arrays left running; a restart re-attaches");
+        if (cancelled) throw StopRequested("campaign cancelled: its Slurm arrays were cancelled (" + jobs + ")");
+        if (cancel) {
+          throw StopRequested("interrupted: cancelled Slurm array(s) " + (jobs.empty() ? "-" : jobs) +
+                              "; run the same command again to resume (finished tasks are kept)");
+        }
+        throw StopRequested("stopped by SIGTERM: Slurm arrays left running; the same command re-attaches to them");
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -287,6 +325,7 @@ class SlurmExecutor final : public Executor {
   fs::path eval_binary_;
   std::unique_ptr<kforge::slurm::SlurmClient> client_;
   std::map<int, std::set<std::string>> failed_nodes_;
+  int postmortems_left_ = 8;  // failed tasks that still get a full post-mortem (task_postmortem.hpp)
   int last_array_index_ = 0;  // of the array submit_array last submitted  // task -> nodes it failed on (this driver's lifetime)
 };
 

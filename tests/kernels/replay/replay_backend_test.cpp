@@ -82,19 +82,19 @@ TEST_F(ReplayFixture, MissingCacheSettingIsACompileErrorNamingTheKey) {
   EXPECT_NE(compiled.log.find("replay_cache"), std::string::npos);
 }
 
-TEST(ReplayBackendShared, TimesAKnownConvolutionConfigurationFromTheSharedCache) {
+TEST(ReplayBackendMeasuredSpace, TimesAKnownConvolutionConfigurationFromTheA4000Cache) {
   const auto cache = testing::cache_file("convolution_milo-A4000");
-  KFORGE_SKIP_WITHOUT(cache);
+  KFORGE_REQUIRE_FILE(cache);
   jobs::EvalSettings settings;
   settings.replay_cache = cache.string();
   EvalContext ctx;
   ctx.settings = &settings;
   auto backend = make_backend("replay", "convolution");
   jobs::Candidate c;
-  c.genome.params = {{"block_size_x", std::int64_t{16}}, {"block_size_y", std::int64_t{1}},
-                     {"tile_size_x", std::int64_t{1}},   {"tile_size_y", std::int64_t{1}},
-                     {"read_only", std::int64_t{0}},     {"use_padding", std::int64_t{0}},
-                     {"use_shmem", std::int64_t{0}},     {"use_cmem", std::int64_t{1}},
+  c.genome.params = {{"block_size_x", std::int64_t{16}},  {"block_size_y", std::int64_t{1}},
+                     {"tile_size_x", std::int64_t{1}},    {"tile_size_y", std::int64_t{1}},
+                     {"read_only", std::int64_t{0}},      {"use_padding", std::int64_t{0}},
+                     {"use_shmem", std::int64_t{0}},      {"use_cmem", std::int64_t{1}},
                      {"filter_height", std::int64_t{15}}, {"filter_width", std::int64_t{15}}};
   const CompileResult compiled = backend->compile(backend->render(c), c, ctx);
   ASSERT_TRUE(compiled.ok) << compiled.log;

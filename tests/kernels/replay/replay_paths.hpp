@@ -1,5 +1,6 @@
 #pragma once
-// Where the shared measured spaces live: shared/ sits beside the clone (CI and the dev machines alike).
+// Where the measured spaces live: share/data/kernel-spaces, inside the repository, so every clone has them.
+// A missing file is a failure (a broken clone), never a skip.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,7 +9,7 @@
 namespace kforge::kernels::testing {
 
 inline std::filesystem::path kernel_spaces_dir() {
-  return std::filesystem::path(KFORGE_SOURCE_DIR) / ".." / "shared" / "data" / "kernel-spaces";
+  return std::filesystem::path(KFORGE_SOURCE_DIR) / "share" / "data" / "kernel-spaces";
 }
 
 inline std::filesystem::path cache_file(const std::string& name) {
@@ -17,6 +18,5 @@ inline std::filesystem::path cache_file(const std::string& name) {
 
 }  // namespace kforge::kernels::testing
 
-#define KFORGE_SKIP_WITHOUT(path)                                                              \
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "measured space not found: " << (path).string() \
-                                                   << " (shared/data/kernel-spaces beside the clone)"
+#define KFORGE_REQUIRE_FILE(path) \
+  ASSERT_TRUE(std::filesystem::is_regular_file(path)) << "measured space missing from the clone: " << (path).string()

@@ -15,22 +15,29 @@ using testing::cache_file;
 using testing::kernel_spaces_dir;
 
 const ReplaySpace& convolution_a100() {
-  static const ReplaySpace space = ReplaySpace::load(cache_file("convolution_milo-A100"),
-                                                     kernel_spaces_dir() / "convolution_milo.json");
+  static const ReplaySpace space =
+      ReplaySpace::load(cache_file("convolution_milo-A100"), kernel_spaces_dir() / "convolution_milo.json");
   return space;
 }
 
 jobs::Genome convolution_genome(std::int64_t bx, std::int64_t by, std::int64_t tx, std::int64_t ty, std::int64_t ro,
                                 std::int64_t pad, std::int64_t shmem) {
   jobs::Genome g;
-  g.params = {{"block_size_x", bx}, {"block_size_y", by},    {"tile_size_x", tx},    {"tile_size_y", ty},
-              {"read_only", ro},    {"use_padding", pad},    {"use_shmem", shmem},   {"use_cmem", std::int64_t{1}},
-              {"filter_height", std::int64_t{15}}, {"filter_width", std::int64_t{15}}};
+  g.params = {{"block_size_x", bx},
+              {"block_size_y", by},
+              {"tile_size_x", tx},
+              {"tile_size_y", ty},
+              {"read_only", ro},
+              {"use_padding", pad},
+              {"use_shmem", shmem},
+              {"use_cmem", std::int64_t{1}},
+              {"filter_height", std::int64_t{15}},
+              {"filter_width", std::int64_t{15}}};
   return g;
 }
 
 TEST(ReplaySpace, LoadsConvolutionCacheWithAllConfigurationsAndFailures) {
-  KFORGE_SKIP_WITHOUT(cache_file("convolution_milo-A100"));
+  KFORGE_REQUIRE_FILE(cache_file("convolution_milo-A100"));
   const ReplaySpace& s = convolution_a100();
   EXPECT_EQ(s.entries().size(), 4362u);
   EXPECT_EQ(s.failed_count(), 161u);
@@ -42,7 +49,7 @@ TEST(ReplaySpace, LoadsConvolutionCacheWithAllConfigurationsAndFailures) {
 }
 
 TEST(ReplaySpace, LoadsDedispersionCache) {
-  KFORGE_SKIP_WITHOUT(cache_file("dedispersion_milo-MI250X"));
+  KFORGE_REQUIRE_FILE(cache_file("dedispersion_milo-MI250X"));
   const ReplaySpace s = ReplaySpace::load(cache_file("dedispersion_milo-MI250X"));
   EXPECT_EQ(s.entries().size(), 11130u);
   EXPECT_EQ(s.failed_count(), 0u);
@@ -50,7 +57,7 @@ TEST(ReplaySpace, LoadsDedispersionCache) {
 }
 
 TEST(ReplaySpace, LookupOfAKnownKeyReturnsItsMeasuredTime) {
-  KFORGE_SKIP_WITHOUT(cache_file("convolution_milo-A100"));
+  KFORGE_REQUIRE_FILE(cache_file("convolution_milo-A100"));
   const ReplayLookup r = convolution_a100().lookup(convolution_genome(16, 1, 1, 1, 0, 0, 0));
   ASSERT_EQ(r.outcome, ReplayOutcome::measured);
   EXPECT_NEAR(r.time_ms, 3.8753279224038124, 1e-12);
@@ -59,7 +66,7 @@ TEST(ReplaySpace, LookupOfAKnownKeyReturnsItsMeasuredTime) {
 }
 
 TEST(ReplaySpace, FailedConfigurationIsReportedAsFailed) {
-  KFORGE_SKIP_WITHOUT(cache_file("convolution_milo-A100"));
+  KFORGE_REQUIRE_FILE(cache_file("convolution_milo-A100"));
   const ReplaySpace& s = convolution_a100();
   const auto failed = std::find_if(s.entries().begin(), s.entries().end(),
                                    [](const ReplayEntry& e) { return e.outcome != ReplayOutcome::measured; });
@@ -72,7 +79,7 @@ TEST(ReplaySpace, FailedConfigurationIsReportedAsFailed) {
 }
 
 TEST(ReplaySpace, ConfigurationViolatingAConstraintIsNotInTheSpace) {
-  KFORGE_SKIP_WITHOUT(cache_file("convolution_milo-A100"));
+  KFORGE_REQUIRE_FILE(cache_file("convolution_milo-A100"));
   // block_size_x * block_size_y = 256 * 16 > 1024 violates the space's constraint.
   const jobs::Genome g = convolution_genome(256, 16, 1, 1, 0, 0, 0);
   EXPECT_EQ(convolution_a100().lookup(g).outcome, ReplayOutcome::not_in_space);

@@ -1,7 +1,11 @@
 #pragma once
-// Helpers for the daemon tests: run the real binaries as processes, wait for files, temp spools.
+// Helpers for the daemon tests: run the real binaries as processes (as root or as a test user created for the
+// test), wait for files, temp spools.
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,7 +15,9 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -48,9 +54,17 @@ class TempDir {
 
 using Env = std::map<std::string, std::string>;
 
-// Starts argv with stdout to `out` and stderr to `err`; returns the pid.
+// Whom a started process runs as: an unprivileged user, with every group it is in and its own HOME.
+struct RunAs {
+  std::string name;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  fs::path home;
+};
+
+// Starts argv with stdout to `out` and stderr to `err` (opened by the caller's user); returns the pid.
 inline pid_t start_process(const std::vector<std::string>& argv, const fs::path& out, const fs::path& err,
-                           const Env& env = {}) {
+                           const Env& env = {}, const std::optional<RunAs>& as = std::nullopt) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
@@ -58,6 +72,14 @@ inline pid_t start_process(const std::vector<std::string>& argv, const fs::path&
     int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(o, STDOUT_FILENO);
     ::dup2(e, STDERR_FILENO);
+    if (as) {
+      if (::initgroups(as->name.c_str(), as->gid) != 0 || ::setgid(as->gid) != 0 || ::setuid(as->uid) != 0) {
+        ::_exit(126);
+      }
+      ::setenv("HOME", as->home.c_str(), 1);
+      ::setenv("USER", as->name.c_str(), 1);
+      if (::chdir(as->home.c_str()) != 0) ::_exit(126);
+    }
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -65,6 +87,88 @@ inline pid_t start_process(const std::vector<std::string>& argv, const fs::path&
     ::_exit(127);
   }
   return pid;
+}
+
+inline void run_or_throw(const std::string& command) {
+  if (std::system(command.c_str()) != 0) throw std::runtime_error("the test could not run: " + command);
+}
+
+// A group created for the test (groupadd), removed at scope exit.
+class TestGroup {
+ public:
+  explicit TestGroup(const std::string& tag) : name_("kfg" + tag + std::to_string(::getpid())) {
+    run_or_throw("groupadd " + name_);
+  }
+  ~TestGroup() { [[maybe_unused]] int rc = std::system(("groupdel " + name_ + " 2>/dev/null").c_str()); }
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+};
+
+// An unprivileged user created for the test (useradd, no home folder, no login shell), removed at scope exit.
+// The test must run as root: creating users is what proves the daemon separates them.
+class TestUser {
+ public:
+  explicit TestUser(const std::string& tag, const fs::path& home, const std::string& extra_group = "")
+      : name_("kfu" + tag + std::to_string(::getpid())), home_(home) {
+    if (::geteuid() != 0) throw std::runtime_error("this test creates users: run it as root (CI does)");
+    run_or_throw("useradd -M -U -s /usr/sbin/nologin " + (extra_group.empty() ? "" : "-G " + extra_group + " ") +
+                 name_);
+    const passwd* pw = ::getpwnam(name_.c_str());
+    if (!pw) throw std::runtime_error("useradd " + name_ + " left no account");
+    uid_ = pw->pw_uid;
+    gid_ = pw->pw_gid;
+  }
+  ~TestUser() {
+    [[maybe_unused]] int rc = std::system(("userdel -f " + name_ + " 2>/dev/null").c_str());
+    rc = std::system(("groupdel " + name_ + " 2>/dev/null").c_str());
+  }
+  TestUser(const TestUser&) = delete;
+  TestUser& operator=(const TestUser&) = delete;
+
+  const std::string& name() const { return name_; }
+  uid_t uid() const { return uid_; }
+  RunAs as() const { return RunAs{name_, uid_, gid_, home_}; }
+
+ private:
+  std::string name_;
+  fs::path home_;
+  uid_t uid_ = 0;
+  gid_t gid_ = 0;
+};
+
+// True when any user can reach and run `file`: every folder above it searchable by others, the file readable and
+// executable by others.
+inline bool usable_by_everyone(const fs::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0 || (st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH)) return false;
+  for (fs::path p = file.parent_path(); !p.empty(); p = p.parent_path()) {
+    if (::stat(p.c_str(), &st) != 0 || !(st.st_mode & S_IXOTH)) return false;
+    if (p == p.root_path()) break;
+  }
+  return true;
+}
+
+// A folder holding kforge, kforged and kforge-eval that a test user can run: the build's bin/ when its path
+// allows it, else copies in `scratch`/bin (a CI checkout may sit below a private home folder).
+inline fs::path bin_dir_for_users(const fs::path& scratch) {
+  const std::vector<std::string> names = {"kforge", "kforged", "kforge-eval"};
+  bool usable = true;
+  for (const auto& n : names) usable = usable && usable_by_everyone(bin(n));
+  if (usable) return bin("kforge").parent_path();
+  const fs::path dir = scratch / "bin";
+  fs::create_directories(dir);
+  for (const auto& n : names) fs::copy_file(bin(n), dir / n, fs::copy_options::overwrite_existing);
+  fs::permissions(scratch, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec |
+                               fs::perms::group_read | fs::perms::others_read);
+  for (const auto& n : names) {
+    fs::permissions(dir / n, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                 fs::perms::others_read | fs::perms::others_exec);
+  }
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                           fs::perms::others_exec);
+  return dir;
 }
 
 // The exit code, or 128 + the signal that killed it.
@@ -81,12 +185,13 @@ struct Outcome {
   std::string err;
 };
 
-inline Outcome run_process(const std::vector<std::string>& argv, const fs::path& scratch, const Env& env = {}) {
+inline Outcome run_process(const std::vector<std::string>& argv, const fs::path& scratch, const Env& env = {},
+                           const std::optional<RunAs>& as = std::nullopt) {
   static int counter = 0;
   const fs::path out = scratch / ("run-" + std::to_string(++counter) + ".out");
   const fs::path err = scratch / ("run-" + std::to_string(counter) + ".err");
   Outcome o;
-  o.code = wait_exit(start_process(argv, out, err, env));
+  o.code = wait_exit(start_process(argv, out, err, env, as));
   o.out = slurp(out);
   o.err = slurp(err);
   return o;

@@ -12,33 +12,49 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Everything runs as an unprivileged user created for the test: kforged then serves that user alone
+// (single-user mode), as a user's own daemon or Slurm head job does. test_kforged_multi_user.cpp covers root.
 class Kforged : public ::testing::Test {
  protected:
+  void SetUp() override {
+    ASSERT_EQ(::chown(tmp_.path().c_str(), user_.uid(), user_.as().gid), 0);
+    bin_ = bin_dir_for_users(tmp_.path());
+  }
   fs::path spool() const { return tmp_.path() / "spool"; }
-  fs::path campaign_dir(const std::string& name) const { return spool() / "campaigns" / name; }
+  fs::path campaign_dir(const std::string& name) const { return spool() / "campaigns" / user_.name() / name; }
+  std::string tool(const std::string& name) const { return (bin_ / name).string(); }
+  Outcome as_user(const std::vector<std::string>& argv, const Env& env = {}) {
+    return run_process(argv, tmp_.path(), env, user_.as());
+  }
   Outcome kforge(std::vector<std::string> args) {
-    args.insert(args.begin(), bin("kforge").string());
+    args.insert(args.begin(), tool("kforge"));
     args.insert(args.end(), {"--spool", spool().string()});
-    return run_process(args, tmp_.path());
+    return as_user(args);
   }
   pid_t start_daemon(const std::string& tag) {
-    return start_process({bin("kforged").string(), "--spool", spool().string()}, tmp_.path() / (tag + ".out"),
-                         tmp_.path() / (tag + ".err"));
+    return start_process({tool("kforged"), "--spool", spool().string()}, tmp_.path() / (tag + ".out"),
+                         tmp_.path() / (tag + ".err"), {}, user_.as());
   }
   Outcome run_once(const Env& env = {}, const std::string& max_restarts = "5") {
-    return run_process({bin("kforged").string(), "--spool", spool().string(), "--once", "--max-restarts", max_restarts},
-                       tmp_.path(), env);
+    return as_user({tool("kforged"), "--spool", spool().string(), "--once", "--max-restarts", max_restarts}, env);
   }
   std::string daemon_log(const std::string& tag) const { return slurp(tmp_.path() / (tag + ".err")); }
+  // A copy of a test campaign the user can read (the checkout may not be readable by others).
+  fs::path campaign(const std::string& file, const std::string& name) const {
+    const std::string stem = file.substr(0, file.find('.'));
+    return campaign_named(tmp_.path(), file, stem, name);
+  }
 
   TempDir tmp_;
+  TestUser user_{"e", tmp_.path()};
+  fs::path bin_;
 };
 
 }  // namespace
 
 TEST_F(Kforged, OnceDrivesTwoSubmittedCampaignsToCompletion) {
   for (const std::string name : {"alpha", "beta"}) {
-    Outcome s = kforge({"submit", campaign_named(tmp_.path(), "gemm-small.yaml", "gemm-small", name).string()});
+    Outcome s = kforge({"submit", campaign("gemm-small.yaml", name).string()});
     ASSERT_EQ(s.code, 0) << s.err;
     EXPECT_EQ(s.out, name + "\n");
   }
@@ -48,8 +64,7 @@ TEST_F(Kforged, OnceDrivesTwoSubmittedCampaignsToCompletion) {
   Outcome daemon = run_once();
   ASSERT_EQ(daemon.code, 0) << daemon.err;
   for (const std::string name : {"alpha", "beta"}) {
-    Outcome report =
-        run_process({bin("kforge").string(), "report", campaign_dir(name).string(), "--json"}, tmp_.path());
+    Outcome report = as_user({tool("kforge"), "report", campaign_dir(name).string(), "--json"});
     ASSERT_EQ(report.code, 0) << report.err;
     EXPECT_NE(report.out.find(R"("generations":2)"), std::string::npos) << report.out;
     EXPECT_NE(report.out.find(R"("evaluations":16)"), std::string::npos) << report.out;
@@ -64,8 +79,7 @@ TEST_F(Kforged, OnceDrivesTwoSubmittedCampaignsToCompletion) {
 
 TEST_F(Kforged, KilledWhileACampaignRunsThenRestartedEvaluatesEveryCandidateExactlyOnce) {
   const pid_t first = start_daemon("first");
-  ASSERT_EQ(kforge({"submit", (fs::path(KFORGE_SOURCE_DIR) / "tests/integration/data/gemm-resume.yaml").string()}).code,
-            0);
+  ASSERT_EQ(kforge({"submit", campaign("gemm-resume.yaml", "gemm-resume").string()}).code, 0);
   const fs::path dir = campaign_dir("gemm-resume");
   ASSERT_TRUE(eventually([&] { return folder_has_file(dir / "g0001" / "shards"); })) << daemon_log("first");
   ::kill(first, SIGKILL);
@@ -76,7 +90,7 @@ TEST_F(Kforged, KilledWhileACampaignRunsThenRestartedEvaluatesEveryCandidateExac
 
   Outcome second = run_once();
   ASSERT_EQ(second.code, 0) << second.err;
-  EXPECT_NE(second.err.find("[gemm-resume] started kforge run"), std::string::npos) << second.err;
+  EXPECT_NE(second.err.find("/gemm-resume] started kforge run (pid "), std::string::npos) << second.err;
   std::set<std::string> evaluated;
   size_t records = 0;
   for (int g = 0; g < 3; ++g) {
@@ -93,8 +107,7 @@ TEST_F(Kforged, KilledWhileACampaignRunsThenRestartedEvaluatesEveryCandidateExac
 
 TEST_F(Kforged, CancelStopsTheCampaignAndItIsNotRestarted) {
   const pid_t daemon = start_daemon("daemon");
-  ASSERT_EQ(kforge({"submit", (fs::path(KFORGE_SOURCE_DIR) / "tests/integration/data/gemm-resume.yaml").string()}).code,
-            0);
+  ASSERT_EQ(kforge({"submit", campaign("gemm-resume.yaml", "gemm-resume").string()}).code, 0);
   const fs::path dir = campaign_dir("gemm-resume");
   ASSERT_TRUE(eventually([&] { return folder_has_file(dir / "g0000" / "shards"); })) << daemon_log("daemon");
   Outcome cancel = kforge({"cancel", "gemm-resume"});
@@ -124,8 +137,8 @@ TEST_F(Kforged, InvalidCampaignSubmitExits2WithFileLineColumnAndWritesNothing) {
 }
 
 TEST_F(Kforged, SubmitOfADifferentCampaignUnderATakenNameIsRefused) {
-  ASSERT_EQ(kforge({"submit", campaign_named(tmp_.path(), "gemm-small.yaml", "gemm-small", "same").string()}).code, 0);
-  const fs::path other = campaign_named(tmp_.path(), "gemm-resume.yaml", "gemm-resume", "same");
+  ASSERT_EQ(kforge({"submit", campaign("gemm-small.yaml", "same").string()}).code, 0);
+  const fs::path other = campaign("gemm-resume.yaml", "same");
   Outcome s = kforge({"submit", other.string()});
   EXPECT_EQ(s.code, 2);
   EXPECT_NE(s.err.find("different campaign"), std::string::npos) << s.err;
@@ -144,7 +157,7 @@ TEST_F(Kforged, SecondDaemonOnTheSameSpoolExits2AndTheFirstStopsCleanlyOnSigterm
 }
 
 TEST_F(Kforged, UnusableSpoolExits2) {
-  Outcome o = run_process({bin("kforged").string(), "--spool", "/proc/kforge-spool", "--once"}, tmp_.path());
+  Outcome o = as_user({tool("kforged"), "--spool", "/proc/kforge-spool", "--once"});
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("/proc/kforge-spool"), std::string::npos) << o.err;
 }
@@ -154,9 +167,8 @@ TEST_F(Kforged, FailingChildIsRestartedThenTheCampaignIsMarkedFailedWithItsLastM
   const fs::path fake = tmp_.path() / "failing-kforge.sh";
   std::ofstream(fake) << "#!/bin/sh\necho started >> " << (tmp_.path() / "starts").string()
                       << "\necho 'kforge run: boom: disk on fire' >&2\nexit 1\n";
-  fs::permissions(fake, fs::perms::owner_all);
-  ASSERT_EQ(kforge({"submit", campaign_named(tmp_.path(), "gemm-small.yaml", "gemm-small", "doomed").string()}).code,
-            0);
+  fs::permissions(fake, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  ASSERT_EQ(kforge({"submit", campaign("gemm-small.yaml", "doomed").string()}).code, 0);
   Outcome o = run_once({{"KFORGE_BIN", fake.string()}}, "2");
   EXPECT_EQ(o.code, 1) << o.err;
   EXPECT_EQ(slurp(tmp_.path() / "starts"), "started\nstarted\nstarted\n");  // the first run + 2 restarts
@@ -169,10 +181,8 @@ TEST_F(Kforged, FailingChildIsRestartedThenTheCampaignIsMarkedFailedWithItsLastM
 TEST_F(Kforged, ChildExitingWithAConfigurationErrorIsNotRetried) {
   const fs::path fake = tmp_.path() / "config-error-kforge.sh";
   std::ofstream(fake) << "#!/bin/sh\necho started >> " << (tmp_.path() / "starts").string() << "\nexit 2\n";
-  fs::permissions(fake, fs::perms::owner_all);
-  ASSERT_EQ(
-      kforge({"submit", campaign_named(tmp_.path(), "gemm-small.yaml", "gemm-small", "misconfigured").string()}).code,
-      0);
+  fs::permissions(fake, fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  ASSERT_EQ(kforge({"submit", campaign("gemm-small.yaml", "misconfigured").string()}).code, 0);
   Outcome o = run_once({{"KFORGE_BIN", fake.string()}});
   EXPECT_EQ(o.code, 1) << o.err;
   EXPECT_EQ(slurp(tmp_.path() / "starts"), "started\n");

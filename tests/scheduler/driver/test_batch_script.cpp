@@ -15,27 +15,37 @@ SlurmExecutorSpec spec() {
   s.account = "proj7";
   s.modules = {"cuda/13.0"};
   s.environment = {{"OMP_NUM_THREADS", "1"}, {"QUOTED", "it's"}};
-  s.targets["hopper"] = SlurmTargetSpec{"gpu-h100", "gpu:h100:4", "", {}};
+  s.targets["hopper"].partition = "gpu-h100";
+  s.targets["hopper"].gres = "gpu:h100:4";
   return s;
 }
 ArrayJob job() {
   return ArrayJob{"gemm", 7, "hopper", 2, 5, "/c/g0007/slurm/array-2.tasks", "/c/g0007/tasks",
-                  "/c/g0007/logs/array-2-%a.out", "/opt/kforge/bin/kforge-eval"};
+                  "/c/g0007/logs/array-2-%A_%a.out", "/opt/kforge/bin/kforge-eval"};
 }
 }  // namespace
 
 TEST(BatchScript, CarriesTheNameAnAdminReadsAndEveryOptionOfTheSite) {
   const std::string script = render_batch_script(job(), spec());
-  for (const char* line : {"#SBATCH --job-name=kforge:gemm:g7:hopper\n", "#SBATCH --partition=gpu-h100\n",
+  for (const char* line : {"#SBATCH --job-name=kf:gemm:g7:hopper\n", "#SBATCH --partition=gpu-h100\n",
                            "#SBATCH --gres=gpu:h100:4\n", "#SBATCH --account=proj7\n", "#SBATCH --ntasks=4\n",
                            "#SBATCH --cpus-per-task=8\n", "#SBATCH --time=45\n", "#SBATCH --array=0-4%3\n",
-                           "#SBATCH --requeue\n", "#SBATCH --output=/c/g0007/logs/array-2-%a.out\n",
+                           "#SBATCH --requeue\n", "#SBATCH --output=/c/g0007/logs/array-2-%A_%a.out\n",
                            "module load cuda/13.0\n", "export QUOTED='it'\\''s'\n",
                            "srun --mpi=pmix -n 4 '/opt/kforge/bin/kforge-eval' --manifest \"$manifest\"\n"}) {
     EXPECT_NE(script.find(line), std::string::npos) << "missing: " << line << "\n" << script;
   }
   EXPECT_EQ(script.find('@'), std::string::npos) << "an unrendered placeholder:\n" << script;
   EXPECT_EQ(script.find("--qos"), std::string::npos) << "an empty site value must leave Slurm's default";
+}
+
+TEST(BatchScript, JobNameKeepsCampaignGenerationAndTargetShortEnoughForSqueue) {
+  ArrayJob j = job();
+  j.campaign = "a-very-long-campaign-name-indeed";
+  j.target = "blackwell-gb200-nvl72";
+  j.generation = 12;
+  EXPECT_EQ(job_name(j), "kf:a-very-long-camp:g12:blackwell-");
+  EXPECT_NE(comment(j).find("campaign=a-very-long-campaign-name-indeed"), std::string::npos) << "the full name stays";
 }
 
 TEST(BatchScript, MpirunLaunchUsesTheRankCount) {

@@ -32,6 +32,9 @@ struct EvalRecord {
   double time_spread_rel = kNaN;  // (max - min) / median over the kept samples, dimensionless
   std::int32_t sample_count = 0;
   std::vector<double> samples_ms;  // every timed sample, ms
+  // The samples' spread missed the task's target_spread (the timing stopped at max_repeats or the time cap):
+  // the median is less trustworthy, e.g. because something else ran on the same cores (timing_verdict.hpp).
+  bool timing_noisy = false;
 
   double speedup = kNaN;  // family baseline ("reference" baseline) median / this median
 

@@ -6,6 +6,8 @@
 //   DIR/gNNNN/logs/TTTT.log                 the task's stdout + stderr
 //   DIR/gen-NNNN.h5, DIR/campaign.h5        immutable generation files and their index
 //   DIR/kforge.lock                         held (flock) by the one process driving the campaign
+//   DIR/CANCELLED                           `kforge cancel` stopped it; a driver that sees it cancels its jobs
+//   DIR/gNNNN/infra-failure.txt             why that generation stopped the campaign (infra_failure.hpp)
 #include <filesystem>
 #include <string>
 
@@ -19,6 +21,7 @@ class CampaignDir {
   std::filesystem::path campaign_config() const { return root_ / "campaign.yaml"; }
   std::filesystem::path site_config() const { return root_ / "site.yaml"; }
   std::filesystem::path lock_file() const { return root_ / "kforge.lock"; }
+  std::filesystem::path cancelled_marker() const { return root_ / "CANCELLED"; }
   std::filesystem::path index_file() const { return root_ / "campaign.h5"; }
   std::filesystem::path generation_file(int g) const;
   std::filesystem::path generation_dir(int g) const;  // DIR/g0007
@@ -34,6 +37,10 @@ class CampaignDir {
  private:
   std::filesystem::path root_;
 };
+
+// The pid of the process driving the campaign now (holding DIR/kforge.lock): 0 when none, -1 when the holder's
+// pid cannot be read.
+long campaign_driver_pid(const CampaignDir& dir);
 
 // An exclusive flock on DIR/kforge.lock for the lifetime of the object; released by the kernel if the process
 // dies (kill -9 included). Throws std::runtime_error naming the holder's pid when another process holds it.

@@ -15,7 +15,9 @@
 namespace kforge::scheduler {
 
 // Creates DIR and stores copies of both configs, or, for an existing DIR, checks that it was started with the
-// same campaign file (a different one throws: results of two campaigns must never mix).
+// same campaign (campaign_change.hpp: only search.generations may change, e.g. raised to extend a finished
+// campaign; the stored copy is then updated). Any other change throws CampaignChangeRefused and writes nothing:
+// results of two campaigns must never mix.
 void prepare_campaign_dir(const CampaignDir& dir, const CampaignConfig& campaign, const SiteConfig& site);
 
 // Where one generation's wall time went; written to DIR/gNNNN/timings.json. Scheduler-side time is everything

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -98,16 +99,30 @@ struct LocalExecutorSpec {
   std::vector<std::string> mpirun_args;  // appended after -np N, e.g. --oversubscribe
 };
 
-// Where one hardware target's array tasks run on a Slurm site.
+// Where one hardware target's array tasks run on a Slurm site. The resource keys a target may leave unset
+// (ranks_per_task .. qos) fall back to the site-wide slurm.* value: read them through SlurmExecutorSpec::*_of.
 struct SlurmTargetSpec {
   std::string partition;
   std::string gres;        // per node, e.g. "gpu:h100:4"; empty for CPU targets
   std::string constraint;  // --constraint, optional
   SourceLocation where;
+  int nodes = 1;           // nodes of one array task; its ranks are spread evenly over them
+  int gpus_per_node = 0;   // GPUs one node of the partition has (0: not said); at most one rank per GPU
+  std::optional<int> ranks_per_task;
+  std::optional<int> cpus_per_rank;
+  std::optional<int> time_limit_min;
+  std::string mem;         // --mem per node in Slurm's form ("256G", "500000M"); empty: Slurm's default
+  bool exclusive = false;  // --exclusive: whole nodes, so nothing else times on the same GPUs or cores
+  std::optional<std::string> account;
+  std::optional<std::string> qos;
+  std::vector<std::string> extra_sbatch_options;  // "--name" or "--name=value", none that kforge sets itself
+  SourceLocation partition_where, gres_where;      // where a controller check points (kforge validate)
 };
 
 struct SlurmExecutorSpec {
   std::string client = "auto";   // auto | libslurm | cli
+  std::string conf;              // slurm.conf of the site; when set, SLURM_CONF for this process (slurm_conf.hpp)
+  SourceLocation conf_where;
   std::string account;
   std::string qos;
   std::string reservation;
@@ -126,6 +141,19 @@ struct SlurmExecutorSpec {
   int agent_cpus = 1;            // --cpus-per-task of an agent's job
   std::map<std::string, SlurmTargetSpec> targets;  // campaign target name -> where it runs
   SourceLocation targets_where;
+
+  // A target's value where it sets one, else the site-wide one; target must be a key of targets.
+  int ranks_per_task_of(const std::string& target) const {
+    return targets.at(target).ranks_per_task.value_or(ranks_per_task);
+  }
+  int cpus_per_rank_of(const std::string& target) const {
+    return targets.at(target).cpus_per_rank.value_or(cpus_per_rank);
+  }
+  int time_limit_min_of(const std::string& target) const {
+    return targets.at(target).time_limit_min.value_or(time_limit_min);
+  }
+  std::string account_of(const std::string& target) const { return targets.at(target).account.value_or(account); }
+  std::string qos_of(const std::string& target) const { return targets.at(target).qos.value_or(qos); }
 };
 
 struct SiteConfig {
@@ -136,9 +164,17 @@ struct SiteConfig {
   LocalExecutorSpec local;
   SlurmExecutorSpec slurm;
   int max_task_retries = 2;
+  // A generation in which at least this share of the records failed for infrastructure reasons (infra_error:
+  // a task that never ran, a missing shard, no GPU) stops the campaign instead of breeding from it.
+  double stop_at_infra_error_share = 1.0;
 
   // MPI ranks of one task under the chosen executor.
   int ranks_per_task() const { return executor == "slurm" ? slurm.ranks_per_task : local.ranks_per_task; }
+  // ... of one task of this target (a Slurm target may set its own).
+  int ranks_per_task(const std::string& target) const {
+    if (executor != "slurm") return local.ranks_per_task;
+    return slurm.targets.count(target) ? slurm.ranks_per_task_of(target) : slurm.ranks_per_task;
+  }
 };
 
 CampaignConfig load_campaign(const std::filesystem::path& file);

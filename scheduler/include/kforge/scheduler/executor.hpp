@@ -25,6 +25,9 @@ struct TaskEnd {
   bool succeeded = false;  // exited 0 (the shard is checked separately: a missing shard is never trusted)
   std::string reason;      // "exited with code 3", "killed by signal 9", "could not start mpirun: ..."
   std::string log;         // where the task's output went, when not TaskLaunch::log (Slurm array output files)
+  // False when running the task again would override a person's decision (an array task cancelled with
+  // scancel outside kforge): the runner records the failure instead of resubmitting.
+  bool retry = true;
 };
 
 // Where an executor's time went, cumulative since it was made (for the scheduler-overhead benchmark).
@@ -61,10 +64,16 @@ class LocalExecutor final : public Executor {
 };
 
 // SIGTERM and SIGINT set a flag instead of killing the driver; executors check it while they wait and stop
-// their work (the local executor ends its tasks; the Slurm executor detaches from its arrays, or cancels them
-// when the campaign directory holds a CANCELLED marker) and throw StopRequested.
-void install_stop_handlers();
+// their work and throw StopRequested. The local executor always ends its tasks. The Slurm executor:
+//   interrupt (SIGINT, Ctrl-C): cancels the arrays this campaign has queued or running, then stops;
+//   terminate (SIGTERM: kill, systemd, kforged, a head job's time limit; or SIGINT with
+//             --detach-on-interrupt): leaves them running for a restarted driver to re-attach to,
+//             unless the campaign directory holds a CANCELLED marker (kforge cancel), which cancels them.
+enum class StopKind { interrupt, terminate };
+void install_stop_handlers(bool detach_on_interrupt = false);
 bool stop_requested();
+StopKind requested_stop_kind();  // meaningful once stop_requested()
+int requested_stop_signal();     // SIGINT or SIGTERM once stop_requested(), else 0
 struct StopRequested : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

@@ -20,6 +20,7 @@ struct GenerationSummary {
   int generation = 0;
   int evaluated = 0;
   std::map<jobs::Status, int> status_counts;
+  int noisy = 0;                     // records whose timing missed target_spread (EvalRecord::timing_noisy)
   double best_ms = jobs::kNaN;       // best of this generation's new evaluations
   double best_speedup = jobs::kNaN;
 };
@@ -30,6 +31,7 @@ struct Ancestor {
   int generation = 0;
   std::string params;
   double time_ms = jobs::kNaN;
+  bool timing_noisy = false;  // its record's timing missed target_spread
 };
 
 // One Slurm array of the generation in progress, as the controller sees it now.
@@ -51,11 +53,13 @@ struct CampaignReport {
   int current_tasks_done = 0;        // of those, tasks whose shard exists
   int evaluations = 0;
   std::map<jobs::Status, int> status_counts;
+  int noisy = 0;                     // records whose timing missed target_spread
   std::vector<GenerationSummary> generations;
   std::optional<jobs::EvalRecord> best;
   std::vector<Ancestor> lineage;            // the best candidate's ancestors, nearest first
   std::map<std::string, double> baseline_ms;  // baseline name -> median over the campaign's tasks
   std::vector<ArrayProgress> arrays;          // Slurm sites only: the current generation's arrays
+  std::string live_states_note;               // why the arrays' live states could not be read; empty when read
   std::map<std::string, OperatorCredit> operators;  // op ("mutation", "agent:gemm-rewriter", ...) -> credit
 };
 

@@ -19,8 +19,11 @@ std::unique_ptr<Executor> make_slurm_executor(const SiteConfig& site, const std:
                                               const CampaignDir& dir, const std::filesystem::path& eval_binary);
 
 // The arrays the Slurm executor submitted for one generation (DIR/gNNNN/slurm/jobs) with their tasks' states
-// read from the controller now. Empty for a local site or a generation with nothing submitted.
-std::vector<ArrayProgress> slurm_array_progress(const SiteConfig& site, const CampaignDir& dir, int generation);
+// read from the controller now. Empty for a local site or a generation with nothing submitted. When the
+// controller cannot be asked (no configuration, not reachable) the arrays come with their ledger figures only
+// and *unavailable (when given) says why; it never throws for that and never lets libslurm end the process.
+std::vector<ArrayProgress> slurm_array_progress(const SiteConfig& site, const CampaignDir& dir, int generation,
+                                                std::string* unavailable = nullptr);
 
 // The executor a site asks for: local or slurm.
 std::unique_ptr<Executor> make_executor(const SiteConfig& site, const std::string& campaign, const CampaignDir& dir,

@@ -28,6 +28,7 @@ struct ArraySubmission {
   std::string qos;                                  // --qos
   std::string reservation;                          // --reservation
   std::string gres;                                 // --gres, e.g. "gpu:h100:4" (comma-separated for several)
+  std::optional<std::uint32_t> nodes;               // --nodes
   std::optional<std::uint32_t> ntasks_per_node;     // --ntasks-per-node
   std::optional<std::uint32_t> ntasks;              // --ntasks
   std::optional<std::uint32_t> cpus_per_task;       // --cpus-per-task
@@ -39,6 +40,11 @@ struct ArraySubmission {
   std::string wckey;                                // --wckey
   std::optional<bool> requeue;                      // --requeue / --no-requeue
   std::string exclude;                              // --exclude, a node list (nodes that failed earlier tries)
+  std::string mem;                                  // --mem per node: "256G", "500000M", "64000" (MB), "0" (all)
+  bool exclusive = false;                           // --exclusive
+  // Further sbatch options ("--name" or "--name=value"), handed to sbatch as they are. libslurm has no parser
+  // for them, so a submission that carries any goes through sbatch whatever the backend.
+  std::vector<std::string> extra_options;
   // Variables set in the job on top of the submitter's whole environment (sbatch --export=ALL).
   std::map<std::string, std::string> environment;
 };
@@ -84,6 +90,10 @@ class SlurmClient {
 
   // Nodes in a partition (TotalNodes); throws SlurmError for an unknown partition.
   virtual std::uint32_t partition_node_count(const std::string& partition) = 0;
+
+  // The generic resources of each node of a partition, as the controller lists them (a node's Gres=, e.g.
+  // "gpu:h100:4(S:0-1),gpu:b200:4"); throws SlurmError for an unknown partition.
+  virtual std::vector<std::string> partition_node_gres(const std::string& partition) = 0;
 
   // The controller's Slurm version, e.g. "22.05.8".
   virtual std::string version() = 0;

@@ -1,13 +1,22 @@
 #pragma once
 // The spool directory kforged watches (docs/daemon.md). Everything the daemon knows lives here, so a daemon
-// killed at any instant and restarted picks up exactly where it was:
-//   SPOOL/kforged.pid                 pid of the daemon; flock-ed while it runs (one daemon per spool)
-//   SPOOL/requests/*.req              submit and cancel requests, written atomically by `kforge submit|cancel`
-//   SPOOL/campaigns/NAME/             the campaign directory (same layout as `kforge run --out`), plus:
-//   SPOOL/campaigns/NAME/kforge.log   stdout + stderr of the `kforge run` child driving it
-//   SPOOL/campaigns/NAME/CANCELLED    cancelled by request: never restarted (a re-submit clears it)
-//   SPOOL/campaigns/NAME/FAILED       gave up after repeated failures; holds the reason (a re-submit clears it)
+// killed at any instant and restarted picks up exactly where it was. Modes are set by kforged at start-up:
+//                                         multi-user (kforged as root)          single-user (kforged as a user)
+//   SPOOL/                                0711 root                             0700 the daemon's user
+//   SPOOL/kforged.pid                     0644: pid of the daemon, flock-ed while it runs (one daemon per spool)
+//   SPOOL/audit.log                       0600: one line per submit, cancel and refusal, with uid and user
+//   SPOOL/requests/                       1733 root (anyone drops, nobody lists)  0700
+//   SPOOL/requests/*.req                  0600, owned by the submitter: its owner IS the submitter
+//   SPOOL/campaigns/                      0711 root (0751 root:ADMIN)           0700
+//   SPOOL/campaigns/USER/                 0700 USER (2750 USER:ADMIN with --admin-group)
+//   SPOOL/campaigns/USER/NAME/            the campaign directory (same layout as `kforge run --out`), plus:
+//   SPOOL/campaigns/USER/NAME/kforge.log  stdout + stderr of the `kforge run` child driving it (run as USER)
+//   SPOOL/campaigns/USER/NAME/CANCELLED   cancelled by request: never restarted (a re-submit clears it)
+//   SPOOL/campaigns/USER/NAME/FAILED      gave up after repeated failures; holds the reason (a re-submit clears it)
+#include <sys/types.h>
+
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -23,11 +32,27 @@ class SpoolError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// $KFORGE_SPOOL when set, else /var/spool/kforge.
+// $KFORGE_SPOOL when set, else /var/lib/kforge (the StateDirectory= of the shipped systemd unit).
 std::filesystem::path default_spool_path();
 
-// Campaign names become directory names: letters, digits, '.', '_', '-', not starting with '.'.
+// Campaign names become directory names: letters, digits, '.', '_', '-', not starting with '.'. User names the
+// same (the spool's campaigns/USER folders).
 bool is_valid_campaign_name(const std::string& name);
+
+// One campaign of the spool: names are per user, so the owner is part of its identity.
+struct CampaignRef {
+  std::string owner;                                      // the user name (SPOOL/campaigns/OWNER)
+  std::string name;                                       // campaign.name
+  std::string key() const { return owner + "/" + name; }  // log scope and audit text: "alice/gemm-small"
+  bool operator<(const CampaignRef& o) const { return key() < o.key(); }
+  bool operator==(const CampaignRef& o) const { return owner == o.owner && name == o.name; }
+};
+
+// How kforged lays the spool out at start-up.
+struct SpoolPolicy {
+  bool multi_user = false;           // kforged runs as root and serves every local user
+  std::optional<gid_t> admin_group;  // --admin-group: may see and cancel every campaign
+};
 
 class Spool {
  public:
@@ -37,16 +62,23 @@ class Spool {
   std::filesystem::path campaigns_dir() const { return root_ / "campaigns"; }
   std::filesystem::path requests_dir() const { return root_ / "requests"; }
   std::filesystem::path pid_file() const { return root_ / "kforged.pid"; }
+  std::filesystem::path audit_log() const { return root_ / "audit.log"; }
+  std::filesystem::path user_dir(const std::string& owner) const { return campaigns_dir() / owner; }
 
-  CampaignDir campaign(const std::string& name) const { return CampaignDir(campaigns_dir() / name); }
-  std::filesystem::path child_log(const std::string& name) const { return campaigns_dir() / name / "kforge.log"; }
-  std::filesystem::path cancelled_marker(const std::string& name) const { return campaigns_dir() / name / "CANCELLED"; }
-  std::filesystem::path failed_marker(const std::string& name) const { return campaigns_dir() / name / "FAILED"; }
+  CampaignDir campaign(const CampaignRef& c) const { return CampaignDir(user_dir(c.owner) / c.name); }
+  std::filesystem::path child_log(const CampaignRef& c) const { return campaign(c).root() / "kforge.log"; }
+  std::filesystem::path cancelled_marker(const CampaignRef& c) const { return campaign(c).root() / "CANCELLED"; }
+  std::filesystem::path failed_marker(const CampaignRef& c) const { return campaign(c).root() / "FAILED"; }
 
-  // Creates SPOOL, SPOOL/campaigns and SPOOL/requests; throws SpoolError naming the path that failed.
-  void create_layout() const;
-  // Names of the campaigns in SPOOL/campaigns (folders holding a campaign.yaml), sorted.
-  std::vector<std::string> campaign_names() const;
+  // Creates SPOOL, campaigns/ and requests/ and gives them the policy's owners and modes (the table above);
+  // throws SpoolError naming the path that failed. Run by kforged only.
+  void create_layout(const SpoolPolicy& policy) const;
+  // Creates SPOOL/campaigns/OWNER for `uid`/`gid` with the policy's mode (multi-user: as root, then chown).
+  void create_user_dir(const std::string& owner, uid_t uid, gid_t gid, const SpoolPolicy& policy) const;
+  // Campaigns (folders holding a campaign.yaml) in every user folder this process may list, sorted.
+  std::vector<CampaignRef> campaigns() const;
+  // Campaign names in SPOOL/campaigns/OWNER, sorted (empty when it is missing or not readable).
+  std::vector<std::string> campaign_names(const std::string& owner) const;
   // True while some process (a kforged) holds the flock on SPOOL/kforged.pid.
   bool daemon_is_running() const;
 
@@ -65,13 +97,13 @@ struct StoredState {
   bool finished() const { return done() || cancelled || failed; }  // nothing left for a daemon to do
 };
 
-// Reads SPOOL/campaigns/NAME (campaign.yaml, generation files, markers). Throws std::runtime_error naming the
-// file when the directory is inconsistent.
-StoredState read_stored_state(const Spool& spool, const std::string& name);
+// Reads SPOOL/campaigns/OWNER/NAME (campaign.yaml, generation files, markers). Throws std::runtime_error naming
+// the file when the directory is inconsistent.
+StoredState read_stored_state(const Spool& spool, const CampaignRef& c);
 
 // The pid written in DIR/kforge.lock while some process holds that lock (a `kforge run`, perhaps one a dead
 // daemon left that is still stopping); 0 when nobody holds it, -1 when held but the pid is unreadable.
-long campaign_driver_pid(const CampaignDir& dir);
+using kforge::scheduler::campaign_driver_pid;  // campaign_dir.hpp
 
 // An exclusive flock on SPOOL/kforged.pid holding this process's pid, for the object's lifetime (the kernel
 // releases it when the process dies, kill -9 included). Throws SpoolError naming the holder's pid.

@@ -14,8 +14,11 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 
+#include "kforge/scheduler/daemon/audit.hpp"
+#include "kforge/scheduler/daemon/identity.hpp"
 #include "kforge/scheduler/daemon/log.hpp"
 #include "kforge/scheduler/daemon/request.hpp"
 #include "kforge/scheduler/daemon/spool.hpp"
@@ -28,6 +31,7 @@ struct StoredState;
 struct DaemonOptions {
   std::filesystem::path spool;
   std::filesystem::path kforge_binary;
+  SpoolPolicy policy;    // multi-user (root) or single-user, and the admin group
   bool once = false;     // run every campaign to its end (done, cancelled or failed), then exit
   int max_restarts = 5;  // a child failing more often than this marks its campaign FAILED
   std::chrono::milliseconds first_backoff{1000};  // doubled after each failure
@@ -54,20 +58,29 @@ class Supervisor {
   };
 
   void handle_requests();
-  void handle_submit(const Request& r);
-  void handle_cancel(const Request& r);
+  void handle(const ReceivedRequest& in);
+  void handle_submit(const CampaignRef& c, const Account& owner, const Request& r);
+  void handle_cancel(const CampaignRef& c, const Account& by);
+  // Why `by` may not cancel a campaign of `owner`; "" when it may (the owner, root, a member of the admin group).
+  std::string cancel_refusal(const Account& by, const std::string& owner) const;
+  const Account* owner_account(const CampaignRef& c);  // resolved once; nullptr (logged) when unusable
   int start_due_campaigns();  // returns how many campaigns still have work (running, due, or in backoff)
-  void start(const std::string& name, Slot& slot, const StoredState& state);
+  void start(const CampaignRef& c, const Account& owner, Slot& slot, const StoredState& state);
   void reap_children();
-  void on_child_end(const std::string& name, Slot& slot, int status);
-  void mark_failed(const std::string& name, const std::string& reason);
+  void on_child_end(const CampaignRef& c, Slot& slot, int status);
+  void mark_failed(const CampaignRef& c, const std::string& reason);
   void stop_children(SignalWait& signals);
   std::chrono::milliseconds next_wakeup() const;
+  mode_t child_umask() const { return options_.policy.admin_group ? 027 : 077; }
 
   DaemonOptions options_;
   Spool spool_;
   Log& log_;
-  std::map<std::string, Slot> slots_;
+  Account self_;  // the daemon's own account
+  std::unique_ptr<AuditLog> audit_;
+  std::map<std::string, Account> owners_;          // campaigns/OWNER -> the account, checked against the folder
+  std::map<std::string, std::string> bad_owners_;  // OWNER -> why it is skipped (logged once)
+  std::map<CampaignRef, Slot> slots_;
   bool failed_during_run_ = false;
   bool stopping_ = false;
 };

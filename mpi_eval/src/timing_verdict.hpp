@@ -1,0 +1,18 @@
+#pragma once
+// Whether a record's timing met the task's target_spread (EvalSettings), and the evidence line when it did not.
+#include <string>
+
+#include "kforge/jobs/record.hpp"
+
+namespace kforge::mpi_eval {
+
+// True for an ok record with at least two samples whose spread, (max - min) / median, is not under
+// target_spread. The timing loop (kernels/src/timing.hpp, sample_calls) stops as soon as min_repeats samples
+// are under the target, so such a record ran out of repeats or time while its samples still disagreed: its
+// median is less trustworthy, typically because something else ran on the same cores.
+bool misses_target_spread(const jobs::EvalRecord& r, double target_spread);
+
+// Sets r.timing_noisy from misses_target_spread and, when noisy, appends a line saying so to r.evidence.
+void judge_timing(jobs::EvalRecord& r, double target_spread);
+
+}  // namespace kforge::mpi_eval
