@@ -1,24 +1,10 @@
 // `kforge status` on a Slurm site: how far each array of the generation in progress has come.
-#include <unistd.h>
-
-#include <cstdlib>
-
 #include "job_ledger.hpp"
+#include "kforge/scheduler/slurm_conf.hpp"
 #include "kforge/scheduler/slurm_executor.hpp"
 #include "kforge/slurm/slurm_client.hpp"
 
 namespace kforge::scheduler {
-namespace {
-
-// libslurm ends the process (fatal) when it finds no configuration, so look before asking it anything.
-std::string missing_slurm_configuration() {
-  const char* env = std::getenv("SLURM_CONF");
-  const std::string conf = env && *env ? env : "/etc/slurm/slurm.conf";
-  if (::access(conf.c_str(), R_OK) == 0) return "";
-  return std::string(env && *env ? "SLURM_CONF=" : "no SLURM_CONF and ") + conf + " is not readable";
-}
-
-}  // namespace
 
 std::vector<ArrayProgress> slurm_array_progress(const SiteConfig& site, const CampaignDir& dir, int generation,
                                                 std::string* unavailable) {
@@ -33,7 +19,8 @@ std::vector<ArrayProgress> slurm_array_progress(const SiteConfig& site, const Ca
     p.tasks = static_cast<int>(e.tasks.size());
     out.push_back(p);
   }
-  std::string why = missing_slurm_configuration();
+  // libslurm ends the process (fatal) when it finds no configuration: look before asking it anything.
+  std::string why = missing_slurm_conf(site);
   try {
     if (why.empty()) {
       auto client = kforge::slurm::make_slurm_client(site.slurm.client);
