@@ -13,7 +13,9 @@ packages=(
   zlib1g-dev nlohmann-json3-dev                    # the replay backend's gzipped JSON caches
   libgtest-dev                                     # tests
   slurm-wlm slurmctld slurmd libslurm-dev munge    # Slurm adapter and the real single-node test cluster
+  iproute2                                         # the 3-node test cluster's network namespaces (ip netns)
   python3 python3-h5py python3-pandas python3-numpy  # the archive reader in share/python
+  clang libclang-rt-14-dev llvm-14                 # fuzz targets: clang 14, libFuzzer + ASan/UBSan runtimes, symbolizer
 )
 
 missing=()

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "detail/durable_file.hpp"
+#include "detail/h5_digest.hpp"
 
 namespace kforge::jobs::detail {
 namespace {
@@ -12,6 +13,14 @@ h5::PropList strong_close_access() {
   // Strong close: H5Fclose also closes anything still open, so "closed" really means "all written".
   h5::PropList fapl(KFORGE_H5_CHECK(H5Pcreate(H5P_FILE_ACCESS)));
   KFORGE_H5_CHECK(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG));
+  return fapl;
+}
+
+h5::PropList checksummed_create_access() {
+  // The 1.8 file format (superblock 2, object header 2) checksums every piece of metadata, so bytes changed in a
+  // header or B-tree are refused on open; HDF5 1.8 and later (h5py, HDFView) still read it.
+  h5::PropList fapl = strong_close_access();
+  KFORGE_H5_CHECK(H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18));
   return fapl;
 }
 
@@ -34,16 +43,18 @@ void check_kind_and_schema(hid_t file, const std::string& kind) {
     throw std::runtime_error("schema_version " + std::to_string(schema) + " is newer than this kforge reads (" +
                              std::to_string(kSchemaVersion) + "); update kforge");
   if (schema < 1) throw std::runtime_error("invalid schema_version " + std::to_string(schema));
+  if (schema >= 2) h5::check_content_digest(file);  // schema 1 files carry no digest (docs/archive-schema.md)
 }
 
 }  // namespace
 
 h5::File create_archive_file(const std::filesystem::path& tmp) {
-  h5::PropList fapl = strong_close_access();
+  h5::PropList fapl = checksummed_create_access();
   return h5::File(KFORGE_H5_CHECK(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl)));
 }
 
 void flush_and_close(h5::File& file) {
+  h5::write_content_digest(file);  // last: it covers every attribute and dataset written before
   KFORGE_H5_CHECK(H5Fflush(file, H5F_SCOPE_GLOBAL));
   file.close();
 }
@@ -56,6 +67,7 @@ void write_provenance(hid_t file, const Provenance& p, const std::string& kind) 
   h5::write_attr(file, "config_hash", p.config_hash);
   h5::write_attr(file, "host", p.host);
   h5::write_attr(file, "campaign", p.campaign);
+  h5::write_attr(file, "campaign_id", p.campaign_id);
   h5::write_attr(file, "kind", kind);
 }
 
@@ -68,6 +80,7 @@ Provenance read_provenance(hid_t file) {
   p.config_hash = h5::read_string_attr(file, "config_hash");
   p.host = h5::read_string_attr(file, "host");
   p.campaign = h5::read_string_attr(file, "campaign");
+  if (h5::has_attr(file, "campaign_id")) p.campaign_id = h5::read_string_attr(file, "campaign_id");  // schema 2
   return p;
 }
 

@@ -6,16 +6,6 @@
 namespace kforge::jobs {
 namespace {
 
-std::string hex(const std::array<std::uint8_t, 32>& digest) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (std::uint8_t byte : digest) {
-    out += kDigits[byte >> 4];
-    out += kDigits[byte & 0xf];
-  }
-  return out;
-}
-
 // "<decimal length>:<bytes>" so that no two field lists hash the same text ("ab"+"c" vs "a"+"bc").
 void hash_field(detail::Sha256& h, std::string_view field) {
   h.update(std::to_string(field.size()));
@@ -28,7 +18,7 @@ void hash_field(detail::Sha256& h, std::string_view field) {
 std::string sha256_hex(std::string_view bytes) {
   detail::Sha256 h;
   h.update(bytes);
-  return hex(h.finish());
+  return detail::to_hex(h.finish());
 }
 
 std::string candidate_id(const Candidate& c) {
@@ -38,7 +28,7 @@ std::string candidate_id(const Candidate& c) {
   hash_field(h, c.source);
   hash_field(h, c.backend);
   hash_field(h, c.compile_flags);
-  return hex(h.finish()).substr(0, 32);
+  return detail::to_hex(h.finish()).substr(0, 32);
 }
 
 const std::string& assign_id(Candidate& c) {

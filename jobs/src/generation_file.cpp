@@ -49,10 +49,12 @@ void write_generation(const std::filesystem::path& path, const Generation& g) {
   });
 }
 
-Generation read_generation(const std::filesystem::path& path) {
+Generation read_generation(const std::filesystem::path& path, const FileExpectation& expected) {
   Generation g;
   detail::with_file_context(path, "reading generation file", [&] {
+    if (std::filesystem::exists(path)) detail::check_seal(path, expected);  // first: before HDF5 parses it
     h5::File file = detail::open_archive_file(path, "generation");
+    detail::check_place(file, path, "generation", expected);
     g = read_generation_contents(file);
   });
   return g;

@@ -62,9 +62,23 @@ bool has_attr(hid_t obj, const std::string& name) { return KFORGE_H5_CHECK(H5Aex
 
 bool has_link(hid_t loc, const std::string& name) { return KFORGE_H5_CHECK(H5Lexists(loc, name.c_str(), H5P_DEFAULT)) > 0; }
 
+namespace {
+
+// Attributes are read into one value: a damaged or forged file whose attribute holds several (or none) would
+// have H5Aread write past it (found by tests/fuzz/fuzz_shard).
+void require_one_value(hid_t attr, const std::string& name) {
+  Dataspace space(KFORGE_H5_CHECK(H5Aget_space(attr)));
+  const hssize_t count = KFORGE_H5_CHECK(H5Sget_simple_extent_npoints(space));
+  if (count != 1)
+    throw std::runtime_error("attribute '" + name + "' holds " + std::to_string(count) + " values, expected one");
+}
+
+}  // namespace
+
 std::string read_string_attr(hid_t obj, const std::string& name) {
   if (!has_attr(obj, name)) throw std::runtime_error("attribute '" + name + "' is missing");
   Attribute attr(KFORGE_H5_CHECK(H5Aopen(obj, name.c_str(), H5P_DEFAULT)));
+  require_one_value(attr, name);
   Datatype stored(KFORGE_H5_CHECK(H5Aget_type(attr)));
   if (H5Tget_class(stored) != H5T_STRING || H5Tis_variable_str(stored) <= 0)
     throw std::runtime_error("attribute '" + name + "' is not a variable-length string");
@@ -78,6 +92,7 @@ std::string read_string_attr(hid_t obj, const std::string& name) {
 long long read_int_attr(hid_t obj, const std::string& name) {
   if (!has_attr(obj, name)) throw std::runtime_error("attribute '" + name + "' is missing");
   Attribute attr(KFORGE_H5_CHECK(H5Aopen(obj, name.c_str(), H5P_DEFAULT)));
+  require_one_value(attr, name);
   Datatype stored(KFORGE_H5_CHECK(H5Aget_type(attr)));
   if (H5Tget_class(stored) != H5T_INTEGER) throw std::runtime_error("attribute '" + name + "' is not an integer");
   long long value = 0;

@@ -94,6 +94,7 @@ TaskManifest read_document(const YAML::Node& root) {
   Reader r(root, "");
   TaskManifest m;
   m.campaign = r.get<std::string>("campaign");
+  if (r.has("campaign_id")) m.campaign_id = r.get<std::string>("campaign_id");
   m.generation = r.get<int>("generation");
   m.island = r.get<int>("island");
   m.task = r.get<int>("task");
@@ -102,6 +103,7 @@ TaskManifest read_document(const YAML::Node& root) {
   m.backend = r.get<std::string>("backend");
   m.seed = r.get<std::uint64_t>("seed");
   m.shard_path = r.get<std::string>("shard_path");
+  if (r.has("confirm_round")) m.confirm_round = r.get<int>("confirm_round");  // only confirmation tasks carry it
   m.settings = read_settings(r.sub("settings"));
   YAML::Node candidates = r.child("candidates");
   if (!candidates.IsSequence()) throw ManifestError("key 'candidates' is not a list");

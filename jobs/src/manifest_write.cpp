@@ -2,9 +2,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <stdexcept>
+#include <string_view>
 
 #include "detail/durable_file.hpp"
 #include "kforge/jobs/manifest.hpp"
+#include "kforge/jobs/utf8.hpp"
 
 namespace kforge::jobs {
 namespace {
@@ -84,6 +86,7 @@ std::string manifest_yaml(const TaskManifest& m) {
   out.SetDoublePrecision(17);  // doubles read back bit-identical
   out << YAML::BeginMap;
   out << YAML::Key << "campaign" << YAML::Value << m.campaign;
+  if (!m.campaign_id.empty()) out << YAML::Key << "campaign_id" << YAML::Value << m.campaign_id;
   out << YAML::Key << "generation" << YAML::Value << m.generation;
   out << YAML::Key << "island" << YAML::Value << m.island;
   out << YAML::Key << "task" << YAML::Value << m.task;
@@ -92,6 +95,7 @@ std::string manifest_yaml(const TaskManifest& m) {
   out << YAML::Key << "backend" << YAML::Value << m.backend;
   out << YAML::Key << "seed" << YAML::Value << m.seed;
   out << YAML::Key << "shard_path" << YAML::Value << m.shard_path;
+  if (m.confirm_round >= 0) out << YAML::Key << "confirm_round" << YAML::Value << m.confirm_round;
   out << YAML::Key << "settings" << YAML::Value;
   emit_settings(out, m.settings);
   out << YAML::Key << "candidates" << YAML::Value << YAML::BeginSeq;
@@ -102,9 +106,46 @@ std::string manifest_yaml(const TaskManifest& m) {
          out.c_str() + "\n";
 }
 
+// The first text field of `m` that is not valid UTF-8 ("" if none): written, it would read back altered (utf8.hpp).
+std::string non_utf8_field(const TaskManifest& m) {
+  std::string bad;
+  const auto check = [&bad](const std::string& name, std::string_view value) {
+    if (bad.empty() && !is_valid_utf8(value)) bad = name;
+  };
+  check("campaign", m.campaign);
+  check("target", m.target);
+  check("family", m.family);
+  check("backend", m.backend);
+  check("shard_path", m.shard_path);
+  const EvalSettings& s = m.settings;
+  check("settings.compiler", s.compiler);
+  check("settings.compile_flags", s.compile_flags);
+  check("settings.replay_cache", s.replay_cache);
+  for (const auto& [name, value] : s.problem) check("settings.problem", name);
+  for (const auto& b : s.baselines) check("settings.baselines", b);
+  for (const auto& c : s.validation_cases) check("settings.validation_cases", c);
+  for (std::size_t i = 0; i < m.candidates.size(); ++i) {
+    const Candidate& c = m.candidates[i];
+    const std::string at = "candidates[" + std::to_string(i) + "].";
+    check(at + "id", c.id);
+    check(at + "family", c.family);
+    check(at + "backend", c.backend);
+    check(at + "genome", c.genome.to_text());
+    check(at + "compile_flags", c.compile_flags);
+    check(at + "op", c.op);
+    check(at + "source", c.source);
+    for (const auto& parent : c.parents) check(at + "parents", parent);
+  }
+  return bad;
+}
+
 }  // namespace
 
 void write_manifest(const std::filesystem::path& path, const TaskManifest& m) {
+  // Refused rather than written altered: the task must evaluate exactly the candidates' sources.
+  if (const std::string field = non_utf8_field(m); !field.empty())
+    throw std::runtime_error(path.string() + ": cannot write task manifest: " + field +
+                             " is not valid UTF-8 text, which YAML cannot hold unchanged");
   detail::write_text_atomically(path, manifest_yaml(m));
 }
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
+#include <stdexcept>
 #include <string>
 
 namespace kforge::jobs::detail {
@@ -74,6 +76,27 @@ std::array<std::uint8_t, 32> Sha256::finish() {
   for (int i = 0; i < 8; ++i)
     for (int j = 0; j < 4; ++j) digest[4 * i + j] = static_cast<std::uint8_t>(state_[i] >> (24 - 8 * j));
   return digest;
+}
+
+std::string to_hex(const std::array<std::uint8_t, 32>& digest) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (std::uint8_t byte : digest) {
+    out += kDigits[byte >> 4];
+    out += kDigits[byte & 0xf];
+  }
+  return out;
+}
+
+std::string file_sha256_hex(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path.string() + ": cannot be opened to compute its SHA-256");
+  Sha256 h;
+  std::string block(1 << 16, '\0');
+  while (in.read(block.data(), static_cast<std::streamsize>(block.size())) || in.gcount() > 0)
+    h.update(std::string_view(block.data(), static_cast<std::size_t>(in.gcount())));
+  if (in.bad()) throw std::runtime_error(path.string() + ": read error while computing its SHA-256");
+  return to_hex(h.finish());
 }
 
 }  // namespace kforge::jobs::detail

@@ -165,23 +165,31 @@ std::vector<Shape> verification_shapes(const Shape& main) {
 
 void Operands::poison_c() { std::fill(c.begin(), c.end(), poison()); }
 
-Operands random_operands(const Shape& shape, std::mt19937_64& rng) {
+void Operands::refill(std::mt19937_64& rng) {
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (auto& x : a) x = uniform(rng);
+  for (auto& x : b) x = uniform(rng);
+}
+
+Operands random_operands(const Shape& shape, std::mt19937_64& rng) {
   Operands ops;
   ops.shape = shape;
   ops.a.resize(static_cast<std::size_t>(shape.M) * shape.lda);
   ops.b.resize(static_cast<std::size_t>(shape.K) * shape.ldb);
   ops.c.resize(static_cast<std::size_t>(shape.M) * shape.ldc + kGuardFloats);
-  for (auto& x : ops.a) x = uniform(rng);
-  for (auto& x : ops.b) x = uniform(rng);
+  ops.refill(rng);
   ops.poison_c();
   return ops;
 }
 
 CheckOutcome check_kernel(GemmFn kernel, const Shape& shape, std::mt19937_64& rng) {
+  return check_kernel([kernel](Operands& ops) { ops.call(kernel); }, shape, rng);
+}
+
+CheckOutcome check_kernel(const Runner& run, const Shape& shape, std::mt19937_64& rng) {
   Operands ops = random_operands(shape, rng);
   const std::vector<float> a_before = ops.a, b_before = ops.b;
-  ops.call(kernel);
+  run(ops);
   for (const auto& modified : {first_difference(a_before, ops.a, "A", shape.lda, shape),
                                first_difference(b_before, ops.b, "B", shape.ldb, shape)})
     if (!modified.empty()) return {jobs::Status::cheat_detected, jobs::kNaN, jobs::kNaN, modified};

@@ -2,6 +2,7 @@
 // The gemm family, independent of the backend: problem shapes, random operands, the double-precision
 // reference and the tolerance rule. C = A * B in fp32, row-major.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <utility>
@@ -41,6 +42,7 @@ struct Operands {
   Shape shape;
   std::vector<float> a, b, c;
   void poison_c();
+  void refill(std::mt19937_64& rng);  // fresh A and B (timed calls never see the same inputs twice)
   void call(GemmFn kernel) { kernel(shape.M, shape.N, shape.K, a.data(), shape.lda, b.data(), shape.ldb, c.data(), shape.ldc); }
 };
 Operands random_operands(const Shape& shape, std::mt19937_64& rng);
@@ -54,6 +56,9 @@ struct CheckOutcome {
 
 // Calls the kernel on fresh operands of this shape and checks everything: inputs untouched, nothing written
 // outside C, no NaN/Inf, every element within 2*K*FLT_EPSILON*sum_k|a_ik*b_kj| + 1e-30 of the reference.
+// How the check calls the candidate: in this process, or in the candidate's own (host/candidate_process.hpp).
+using Runner = std::function<void(Operands&)>;
+CheckOutcome check_kernel(const Runner& run, const Shape& shape, std::mt19937_64& rng);
 CheckOutcome check_kernel(GemmFn kernel, const Shape& shape, std::mt19937_64& rng);
 
 // After a timed call: checks `count` random elements of C against the reference; "" when they are right.

@@ -71,8 +71,8 @@ void fill_times(jobs::EvalRecord& r, const std::vector<double>& samples) {
 }
 
 std::string ok_summary(const jobs::EvalRecord& r) {
-  return "verified: max abs error " + general(r.max_abs_error) + ", max rel error " + general(r.max_rel_error) +
-         "; " + std::to_string(r.sample_count) + " samples, median " + fixed(r.time_median_ms, 4) + " ms, min " +
+  return "verified: max abs error " + general(r.max_abs_error) + ", max rel error " + general(r.max_rel_error) + "; " +
+         std::to_string(r.sample_count) + " samples, median " + fixed(r.time_median_ms, 4) + " ms, min " +
          fixed(r.time_min_ms, 4) + " ms, spread " + fixed(100.0 * r.time_spread_rel, 1) + "%";
 }
 
@@ -107,6 +107,8 @@ std::string out_of_memory_text(const std::string& message, const jobs::EvalSetti
 
 // The child's body error text that marks the node, not the candidate, at fault (kernels::InfrastructureError).
 constexpr std::string_view kInfrastructurePrefix = "infrastructure: ";
+// ... and the one that says how the candidate's own process failed (kernels::CandidateFault): the evidence as is.
+constexpr std::string_view kCandidatePrefix = "candidate: ";
 
 // Status and evidence from how the candidate's child ended.
 void apply_outcome(jobs::EvalRecord& r, const ChildOutcome& o, const jobs::EvalSettings& s) {
@@ -120,6 +122,9 @@ void apply_outcome(jobs::EvalRecord& r, const ChildOutcome& o, const jobs::EvalS
   } else if (is_sandbox_error(o)) {
     r.status = Status::infra_error;
     r.evidence = o.describe();
+  } else if (is_body_error(o) && error_message(o).starts_with(kCandidatePrefix)) {
+    r.status = Status::crash;
+    r.evidence = error_message(o).substr(kCandidatePrefix.size());
   } else if (is_body_error(o) && error_message(o).starts_with(kInfrastructurePrefix)) {
     r.status = Status::infra_error;
     r.evidence = error_message(o).substr(kInfrastructurePrefix.size());
@@ -146,6 +151,8 @@ std::string run_in_child(kernels::Backend& backend, const kernels::CompileResult
     return encode_child_report(report);
   } catch (const kernels::InfrastructureError& e) {
     throw std::runtime_error(std::string(kInfrastructurePrefix) + e.what());
+  } catch (const kernels::CandidateFault& e) {
+    throw std::runtime_error(std::string(kCandidatePrefix) + e.what());
   }
 }
 
@@ -154,8 +161,8 @@ void cascade(jobs::EvalRecord& r, kernels::Backend& backend, const jobs::Candida
              const kernels::EvalContext& ctx) {
   if ((!c.backend.empty() && c.backend != backend.name()) || (!c.family.empty() && c.family != backend.family())) {
     r.status = Status::infra_error;
-    r.evidence = "candidate is for " + c.backend + "/" + c.family + " but this rank runs the " + backend.name() +
-                 "/" + backend.family() + " backend";
+    r.evidence = "candidate is for " + c.backend + "/" + c.family + " but this rank runs the " + backend.name() + "/" +
+                 backend.family() + " backend";
     return;
   }
   std::string source;
@@ -200,6 +207,17 @@ void cascade(jobs::EvalRecord& r, kernels::Backend& backend, const jobs::Candida
 
 }  // namespace
 
+jobs::EvalRecord blamed_record(const jobs::Candidate& candidate, const jobs::TaskManifest& manifest, int rank,
+                               int deaths) {
+  jobs::EvalRecord r = record_skeleton(candidate, manifest, rank);
+  r.status = Status::crash;
+  r.evidence = "the evaluation task died " + std::to_string(deaths) +
+               " times while this candidate was being evaluated (no record, no shard; the last time it ran alone "
+               "on the task): the candidate is blamed, not the node, and is not run again";
+  r.evaluated_at = jobs::iso8601_now();
+  return r;
+}
+
 Limits limits_from(const jobs::EvalSettings& s) {
   Limits l;
   l.wall_s = s.wall_timeout_s;
@@ -212,9 +230,13 @@ Limits limits_from(const jobs::EvalSettings& s) {
 
 bool needs_device_address_space(std::string_view backend) { return backend == "cuda"; }
 
+bool runs_candidate_code_apart(std::string_view backend) { return backend == "host"; }
+
 Limits limits_for(const jobs::EvalSettings& s, std::string_view backend) {
   Limits l = limits_from(s);
   l.limit_address_space = !needs_device_address_space(backend);
+  // The host harness forks the candidate process, which bans processes (and far more) for itself.
+  l.forbid_processes = !runs_candidate_code_apart(backend);
   return l;
 }
 

@@ -11,6 +11,7 @@
 
 #include "cascade.hpp"
 #include "kforge/jobs/archive.hpp"
+#include "kforge/jobs/task_journal.hpp"
 #include "kforge/kernels/backend.hpp"
 #include "kforge/mpi_eval/child_payload.hpp"
 #include "record_codec.hpp"
@@ -100,7 +101,8 @@ void fill_speedups(std::vector<jobs::EvalRecord>& records, const BaselineRun& ru
 // This rank's scratch folder; the second value says whether its parent was made for this run only.
 std::pair<fs::path, bool> rank_scratch(const EvaluatorOptions& o, const jobs::TaskManifest& m, int rank) {
   const std::string pid = std::to_string(::getpid());
-  if (o.scratch.empty()) return {fs::temp_directory_path() / ("kforge-eval-" + pid) / ("rank-" + std::to_string(rank)), true};
+  if (o.scratch.empty())
+    return {fs::temp_directory_path() / ("kforge-eval-" + pid) / ("rank-" + std::to_string(rank)), true};
   return {o.scratch / ("task" + std::to_string(m.task) + "-rank" + std::to_string(rank) + "-pid" + pid), false};
 }
 
@@ -113,11 +115,38 @@ void clean_scratch(const fs::path& folder, bool parent_is_private, bool keep, in
   fs::remove_all(parent_is_private ? folder.parent_path() : folder, ignored);
 }
 
+// Evaluates one candidate between "start" and "done" lines of this rank's journal (task_journal.hpp).
 jobs::EvalRecord evaluate_one(kernels::Backend& backend, const jobs::TaskManifest& m, std::size_t index,
-                              const fs::path& scratch, int rank, bool keep) {
+                              const fs::path& scratch, int rank, bool keep, const fs::path& shard) {
+  const std::string& id = m.candidates[index].id;
+  jobs::journal::started(shard, rank, id);
   const jobs::EvalRecord r = evaluate_candidate(backend, m.candidates[index], m, scratch, rank, {keep});
+  jobs::journal::finished(shard, rank, id);
   log_line(rank, summary(r));
   return r;
+}
+
+// Rank 0, before handing out work: candidates that were in flight when earlier runs of this task died. Those at
+// kDeathsToBlame deaths are recorded as crash without running; the others ("suspects") are evaluated here one at
+// a time, alone on the task, so that another death points at one candidate only.
+std::map<std::size_t, jobs::EvalRecord> settle_suspects(kernels::Backend& backend, const jobs::TaskManifest& m,
+                                                        const fs::path& scratch, bool keep, const fs::path& shard) {
+  const std::map<std::string, int> deaths = jobs::journal::deaths(shard);
+  jobs::journal::begin_run(shard, 0);  // after reading: this run's lines start here
+  std::map<std::size_t, jobs::EvalRecord> settled;
+  for (std::size_t i = 0; i < m.candidates.size(); ++i) {
+    const auto it = deaths.find(m.candidates[i].id);
+    if (it == deaths.end()) continue;
+    if (it->second >= jobs::journal::kDeathsToBlame) {
+      settled.emplace(i, blamed_record(m.candidates[i], m, 0, it->second));
+      log_line(0, summary(settled.at(i)));
+    } else {
+      log_line(0, m.candidates[i].id.substr(0, 8) + ".. was in flight when " + std::to_string(it->second) +
+                      " earlier run(s) of this task died: evaluated alone first");
+      settled.emplace(i, evaluate_one(backend, m, i, scratch, 0, keep, shard));
+    }
+  }
+  return settled;
 }
 
 jobs::Shard assemble_shard(const EvaluatorOptions& o, const jobs::TaskManifest& m,
@@ -127,6 +156,7 @@ jobs::Shard assemble_shard(const EvaluatorOptions& o, const jobs::TaskManifest& 
   shard.provenance.created = jobs::iso8601_now();
   shard.provenance.host = jobs::host_name();
   shard.provenance.campaign = m.campaign;
+  shard.provenance.campaign_id = m.campaign_id;  // "" from an older manifest: write_shard falls back on DIR/campaign-id
   shard.generation = m.generation;
   shard.island = m.island;
   shard.task = m.task;
@@ -156,24 +186,30 @@ int run_evaluator(const EvaluatorOptions& options, const jobs::TaskManifest& man
   const auto backend = kernels::make_backend(manifest.backend, manifest.family);
   const auto [scratch, private_parent] = rank_scratch(options, manifest, rank);
   fs::create_directories(scratch);
+  const fs::path shard_path = jobs::resolve_shard_path(options.manifest_path, manifest);
 
   BaselineRun baselines;
+  std::map<std::size_t, jobs::EvalRecord> settled;
   if (rank == 0) {
+    settled = settle_suspects(*backend, manifest, scratch, options.keep_scratch, shard_path);
     baselines = time_baselines(*backend, manifest, scratch / "baselines");
     if (!baselines.failure.empty()) log_line(rank, "baselines failed: " + first_line(baselines.failure));
   }
+  if (rank != 0) jobs::journal::begin_run(shard_path, rank);  // rank 0's began in settle_suspects
   const DistributionPlan plan{MPI_COMM_WORLD, manifest.candidates.size(), options.rank0_evaluates};
   auto results = distribute(plan, [&](std::size_t i) {
-    return evaluate_one(*backend, manifest, i, scratch, rank, options.keep_scratch);
+    if (const auto it = settled.find(i); it != settled.end()) return it->second;  // rank 0's map, read-only here
+    return evaluate_one(*backend, manifest, i, scratch, rank, options.keep_scratch, shard_path);
   });
   clean_scratch(scratch, private_parent, options.keep_scratch, rank);
   if (rank != 0) return kExitShardWritten;
 
   const jobs::Shard shard = assemble_shard(options, manifest, std::move(results), std::move(baselines));
-  const fs::path path = jobs::resolve_shard_path(options.manifest_path, manifest);
+  const fs::path& path = shard_path;
   jobs::write_shard(path, shard);
-  log_line(rank, "wrote " + path.string() + " (" + std::to_string(shard.records.size()) + " records: " +
-                     status_counts(shard.records) + ")");
+  jobs::journal::remove_all(path);  // the task did not die: nothing in flight to remember
+  log_line(rank, "wrote " + path.string() + " (" + std::to_string(shard.records.size()) +
+                     " records: " + status_counts(shard.records) + ")");
   return kExitShardWritten;
 }
 

@@ -139,7 +139,7 @@ void watch_child(pid_t pid, Clock::time_point deadline, Fd& output, Fd& result, 
   ::kill(-pid, SIGKILL);  // whatever the child left behind in its process group
 }
 
-ChildOutcome classify(const Watch& w) {
+ChildOutcome classify(const Watch& w, const FrameKey& key) {
   ChildOutcome o;
   o.output_tail = w.tail.str();
   if (w.timed_out) {
@@ -153,7 +153,7 @@ ChildOutcome classify(const Watch& w) {
     return o;
   }
   o.exit_code = WEXITSTATUS(w.wait_status);
-  DecodedFrame frame = decode_frame(w.result);
+  DecodedFrame frame = decode_frame(w.result, key);
   if (w.result_overflow) {
     frame.state = FrameState::corrupt;
     frame.problem = "result pipe flooded with more than " + std::to_string(kMaxResultBytes) + " bytes";
@@ -219,11 +219,13 @@ ChildOutcome run_sandboxed(const Limits& limits, const std::filesystem::path& sc
   std::fflush(nullptr);
   std::cout.flush();
   std::cerr.flush();
+  FrameKey key = fresh_frame_key();  // a frame under any other key (another run's, a guess) is refused
   const auto start = Clock::now();
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("run_sandboxed: fork failed: ") + std::strerror(errno));
-  if (pid == 0) run_child(limits, scratch, body, ChildPipes{output.write_end->get(), result.write_end->get()}, parent);
+  if (pid == 0) run_child(limits, scratch, body, ChildPipes{output.write_end->get(), result.write_end->get()}, parent,
+                          key);
   ::setpgid(pid, pid);  // also done by the child; whichever runs first wins the race with kill(-pid)
   output.write_end->reset();
   result.write_end->reset();
@@ -231,7 +233,7 @@ ChildOutcome run_sandboxed(const Limits& limits, const std::filesystem::path& sc
   Watch w;
   const auto wall = std::chrono::duration<double>(std::max(0.0, limits.wall_s));
   watch_child(pid, start + std::chrono::duration_cast<Clock::duration>(wall), *output.read_end, *result.read_end, w);
-  ChildOutcome o = classify(w);
+  ChildOutcome o = classify(w, key);
   o.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   return o;
 }

@@ -17,8 +17,9 @@
 #include <new>
 
 #include "frame.hpp"
+#include "kforge/kernels/candidate_secrets.hpp"
+#include "kforge/kernels/seccomp_filters.hpp"
 #include "kforge/mpi_eval/child_payload.hpp"
-#include "process_ban.hpp"
 
 namespace kforge::mpi_eval {
 namespace {
@@ -26,6 +27,8 @@ namespace {
 constexpr int kResultFd = 3;
 constexpr rlim_t kOpenFiles = 256;
 constexpr int kExitOrphaned = 125;  // the parent died before PR_SET_PDEATHSIG took hold
+
+FrameKey frame_key;  // this child's copy of the run's key; wiped in every candidate process it starts
 
 std::string sys_failure(const char* call) { return std::string(call) + ": " + std::strerror(errno); }
 
@@ -43,7 +46,7 @@ void write_all(int fd, const std::string& bytes) {
   std::fflush(nullptr);
   std::cout.flush();
   std::cerr.flush();
-  write_all(kResultFd, encode_frame(payload));
+  write_all(kResultFd, encode_frame(payload, frame_key));
   ::_exit(0);
 }
 
@@ -97,8 +100,7 @@ std::string apply_limits(const Limits& limits) {
   const auto cpu = static_cast<rlim_t>(std::max(1.0, std::ceil(limits.cpu_s)));
   const auto file = static_cast<rlim_t>(std::max<std::int64_t>(limits.file_bytes, 0));
   if (limits.limit_address_space) {
-    const auto memory =
-        inherited_address_space() + static_cast<rlim_t>(std::max<std::int64_t>(limits.memory_bytes, 0));
+    const auto memory = inherited_address_space() + static_cast<rlim_t>(std::max<std::int64_t>(limits.memory_bytes, 0));
     if (auto failure = set_limit(RLIMIT_AS, "setrlimit(RLIMIT_AS)", memory, memory); !failure.empty()) return failure;
   }
   for (const auto& failure : {set_limit(RLIMIT_CPU, "setrlimit(RLIMIT_CPU)", cpu, cpu + 1),
@@ -119,7 +121,10 @@ std::string prepare(const Limits& limits, const std::filesystem::path& scratch, 
   std::setvbuf(stdout, stdout_buffer, _IOLBF, sizeof stdout_buffer);
   if (::chdir(scratch.c_str()) != 0) return sys_failure(("chdir " + scratch.string()).c_str());
   if (auto failure = apply_limits(limits); !failure.empty()) return failure;
-  if (limits.forbid_processes) return install_process_ban();
+  // Not dumpable: a process of the same user (a candidate process) may not ptrace this one or open its
+  // /proc/PID/mem, fd or environ without CAP_SYS_PTRACE.
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return sys_failure("prctl(PR_SET_DUMPABLE)");
+  if (limits.forbid_processes) return kernels::install_process_ban();
   return {};
 }
 
@@ -144,7 +149,10 @@ std::string run_body(const std::function<std::string()>& body) {
 }  // namespace
 
 void run_child(const Limits& limits, const std::filesystem::path& scratch, const std::function<std::string()>& body,
-               ChildPipes pipes, pid_t parent) {
+               ChildPipes pipes, pid_t parent, FrameKey& key) {
+  frame_key = key;
+  ::explicit_bzero(key.data(), key.size());
+  kernels::forget_in_candidate_processes(frame_key.data(), frame_key.size());
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(kExitOrphaned);

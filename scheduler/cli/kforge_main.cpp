@@ -1,5 +1,6 @@
 // kforge: the command-line interface. `kforge COMMAND --help` for each command.
-//   exit 0 success, 1 runtime failure (message on stderr), 2 bad usage or invalid configuration.
+//   exit 0 success, 1 runtime failure (message on stderr), 2 bad usage or invalid configuration,
+//   4 `kforge verify` found a damaged archive.
 #include <boost/program_options.hpp>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "kforge/scheduler/campaign_change.hpp"
 #include "kforge/scheduler/campaign_runner.hpp"
+#include "kforge/scheduler/campaign_validation.hpp"
 #include "kforge/scheduler/controller_check.hpp"
 #include "kforge/scheduler/slurm_conf.hpp"
 #include "kforge/scheduler/cancel_dir.hpp"
@@ -19,6 +21,7 @@
 #include "kforge/scheduler/export.hpp"
 #include "kforge/scheduler/report.hpp"
 #include "kforge/scheduler/slurm_executor.hpp"
+#include "kforge/scheduler/verify.hpp"
 
 namespace po = boost::program_options;
 namespace ks = kforge::scheduler;
@@ -46,6 +49,8 @@ const char* kTopHelp =
     "  status [DIR|NAME] [--json] [--spool S] [--owner U] where a campaign stands; no DIR: every campaign of the spool\n"
     "  report DIR [--json]                               per-generation table, best candidate, lineage\n"
     "  export DIR --best [--to PATH]                     the best candidate's source, parameters, evidence\n"
+    "  verify DIR                                        check every archive file; exit 4 and one line per problem\n"
+    "  confirm DIR --top K [--rounds N]                  re-time the best K of each target vs the baselines, with intervals\n"
     "  submit CAMPAIGN.yaml [--site SITE.yaml] [--spool S]  hand a campaign to the kforged daemon\n"
     "  cancel DIR|NAME [--spool S] [--owner U]           stop a campaign: its directory, or one the daemon drives\n\n"
     "Without --site the embedded default site (local executor, no Slurm, no GPU) is used.\n"
@@ -84,8 +89,8 @@ int cmd_run(const std::vector<std::string>& args, bool validate_only) {
   auto vm = parse(args, opts, pos);
   ks::CampaignConfig campaign = ks::load_campaign(vm["campaign"].as<std::string>());
   ks::SiteConfig site = site_from(vm);
-  ks::SearchSpace space(campaign.space);  // constraint errors surface before anything is written
-  ks::check_site_serves_campaign(site, campaign);
+  // The family's schema, the space (constraints parse and are satisfiable) and the site, before anything is written.
+  ks::SearchSpace space = ks::validate_campaign(campaign, site);
   if (validate_only) {
     const std::string controller = ks::check_site_against_controller(site);  // ConfigError (exit 2) when it lacks one
     std::cout << campaign.file.string() << ": ok (" << campaign.space.parameters.size() << " parameters, up to "
@@ -186,7 +191,7 @@ int cmd_submit(const std::vector<std::string>& args) {
   auto vm = parse(args, opts, pos);
   ks::CampaignConfig campaign = ks::load_campaign(vm["campaign"].as<std::string>());
   ks::SiteConfig site = site_from(vm);
-  ks::SearchSpace space(campaign.space);  // constraint errors surface before anything is written
+  ks::validate_campaign(campaign, site);  // as kforge run does, before the spool is written
   const kd::Spool spool = spool_from(vm);
   kd::submit_campaign(spool, campaign, site);
   std::cout << campaign.name << "\n";
@@ -238,15 +243,63 @@ int cmd_export(const std::vector<std::string>& args) {
   return 0;
 }
 
+// Exit 0 when the archive is whole, ks::kExitArchiveDamaged (4) with one line per problem otherwise.
+int cmd_verify(const std::vector<std::string>& args) {
+  po::options_description opts("kforge verify DIR");
+  opts.add_options()("help,h", "this help")("dir", po::value<std::string>()->required(), "campaign directory");
+  po::positional_options_description pos;
+  pos.add("dir", 1);
+  auto vm = parse(args, opts, pos);
+  if (vm.count("help")) {
+    std::cout << opts;
+    return 0;
+  }
+  return ks::verify_campaign(vm["dir"].as<std::string>(), std::cout) ? 0 : ks::kExitArchiveDamaged;
+}
+
+// Re-times the best K candidates of each target against the baselines on the campaign's own executor and
+// stores the paired speedups with their bootstrap intervals in DIR/confirmation.h5 (docs/cli.md).
+int cmd_confirm(const std::vector<std::string>& args) {
+  po::options_description opts("kforge confirm DIR --top K [--rounds N]");
+  opts.add_options()("help,h", "this help")("dir", po::value<std::string>()->required(), "campaign directory")(
+      "top", po::value<int>()->required(), "candidates per target (island), best first")(
+      "rounds", po::value<int>()->default_value(10), "paired rounds (at least 2)");
+  po::positional_options_description pos;
+  pos.add("dir", 1);
+  if (wants_help(args)) {
+    std::cout << opts;
+    return 0;
+  }
+  auto vm = parse(args, opts, pos);
+  const int top = vm["top"].as<int>(), rounds = vm["rounds"].as<int>();
+  if (top < 1) throw Usage("--top must be at least 1");
+  if (rounds < 2) throw Usage("--rounds must be at least 2 (one round says nothing about the spread)");
+  ks::CampaignDir dir(fs::absolute(vm["dir"].as<std::string>()).lexically_normal());
+  if (!fs::exists(dir.campaign_config()))
+    throw std::runtime_error(dir.root().string() + " is not a kforge campaign directory (no campaign.yaml)");
+  ks::CampaignLock lock(dir.lock_file());
+  ks::refuse_cancelled_campaign(dir);
+  const ks::CampaignConfig campaign = ks::load_campaign(dir.campaign_config());
+  const ks::SiteConfig site = ks::load_site(dir.site_config());
+  ks::require_slurm_conf(site);
+  auto executor = ks::make_executor(site, campaign.name, dir, ks::locate_eval_binary());
+  ks::install_stop_handlers();
+  ks::CampaignRunner runner(campaign, site, dir, *executor, std::cout);
+  runner.confirm(top, rounds);
+  return 0;
+}
+
 int dispatch(const std::string& command, const std::vector<std::string>& rest) {
   if (command == "run") return cmd_run(rest, false);
   if (command == "validate") return cmd_run(rest, true);
   if (command == "status") return cmd_report(rest, true);
   if (command == "report") return cmd_report(rest, false);
   if (command == "export") return cmd_export(rest);
+  if (command == "verify") return cmd_verify(rest);
+  if (command == "confirm") return cmd_confirm(rest);
   if (command == "submit") return cmd_submit(rest);
   if (command == "cancel") return cmd_cancel(rest);
-  throw Usage("unknown command '" + command + "' (run, validate, status, report, export, submit, cancel)");
+  throw Usage("unknown command '" + command + "' (run, validate, status, report, export, verify, confirm, submit, cancel)");
 }
 
 }  // namespace

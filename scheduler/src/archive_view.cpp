@@ -2,12 +2,17 @@
 
 #include <cmath>
 
+#include "kforge/jobs/archive_binding.hpp"
+
 namespace kforge::scheduler {
 
 ArchiveView ArchiveView::load(const CampaignDir& dir) {
   ArchiveView view;
   const int n = dir.completed_generations();
-  for (int g = 0; g < n; ++g) view.add(jobs::read_generation(dir.generation_file(g)));
+  // Each file checked against the campaign's id, its number and its seal: a foreign or altered generation file
+  // stops every command that reads the archive (and a resume) before its records are used.
+  const jobs::CampaignBinding binding = jobs::read_campaign_binding(dir.root());
+  for (int g = 0; g < n; ++g) view.add(jobs::read_campaign_generation(dir.root(), binding, g, n));
   return view;
 }
 

@@ -23,7 +23,9 @@ std::string errno_text() { return std::strerror(errno); }
 }  // namespace
 
 fs::path CampaignDir::generation_file(int g) const { return root_ / ("gen-" + four_digits(g) + ".h5"); }
-fs::path CampaignDir::generation_dir(int g) const { return root_ / ("g" + four_digits(g)); }
+fs::path CampaignDir::generation_dir(int g) const {
+  return g == kConfirmStage ? root_ / "confirm" : root_ / ("g" + four_digits(g));
+}
 fs::path CampaignDir::manifest(int g, int task) const { return tasks_dir(g) / (four_digits(task) + ".yaml"); }
 fs::path CampaignDir::shard(int g, int task) const {
   return generation_dir(g) / "shards" / (four_digits(task) + ".h5");

@@ -1,3 +1,5 @@
+#include "kforge/jobs/archive_binding.hpp"
+#include "kforge/jobs/task_journal.hpp"
 #include "kforge/jobs/text_file.hpp"
 #include "kforge/scheduler/campaign_runner.hpp"
 
@@ -21,6 +23,7 @@
 #include "kforge/scheduler/infra_failure.hpp"
 #include "kforge/scheduler/learning.hpp"
 #include "kforge/scheduler/population.hpp"
+#include "kforge/scheduler/task_history.hpp"
 
 #ifndef KFORGE_VERSION
 #define KFORGE_VERSION "unknown"
@@ -38,6 +41,7 @@ void prepare_campaign_dir(const CampaignDir& dir, const CampaignConfig& campaign
     jobs::write_text_file_atomically(dir.campaign_config(), campaign.text);
   }
   jobs::write_text_file_atomically(dir.site_config(), site.text);  // the site may change between resumes; keep the latest
+  jobs::ensure_campaign_id(dir.root());  // binds every file this campaign writes to it (docs/archive-schema.md)
 }
 
 CampaignRunner::CampaignRunner(CampaignConfig campaign, SiteConfig site, CampaignDir dir, Executor& executor,
@@ -56,6 +60,7 @@ jobs::Provenance CampaignRunner::provenance() const {
   p.config_hash = jobs::sha256_hex(campaign_.text + "\n---\n" + site_.text);
   p.host = jobs::host_name();
   p.campaign = campaign_.name;
+  p.campaign_id = jobs::read_campaign_id(dir_.root());
   return p;
 }
 
@@ -75,7 +80,11 @@ std::vector<jobs::TaskManifest> CampaignRunner::manifests_for(int generation, co
   }
   fs::create_directories(dir_.tasks_dir(generation));
   fs::create_directories(dir_.shard(generation, 0).parent_path());
-  for (const auto& t : tasks) jobs::write_manifest(dir_.manifest(generation, t.task), t);
+  const std::string campaign_id = jobs::read_campaign_id(dir_.root());
+  for (auto& t : tasks) {
+    t.campaign_id = campaign_id;  // kforge-eval stamps it on the shard
+    jobs::write_manifest(dir_.manifest(generation, t.task), t);
+  }
   jobs::write_text_file_atomically(dir_.tasks_complete_marker(generation), std::to_string(tasks.size()) + "\n");
   return tasks;
 }
@@ -83,20 +92,41 @@ std::vector<jobs::TaskManifest> CampaignRunner::manifests_for(int generation, co
 std::map<int, std::string> CampaignRunner::run_missing_tasks(int generation, const std::vector<jobs::TaskManifest>& tasks) {
   std::map<int, std::string> failed;
   std::set<int> not_to_retry;  // a person's decision (scancel), reported, never overridden by a retry
-  for (int attempt = 0; attempt <= site_.max_task_retries; ++attempt) {
+  auto add_history = [this](int task, const std::string& text) {
+    std::string& history = task_history_[task];
+    history += (history.empty() ? "" : "\n") + text;
+  };
+  // One run beyond max_task_retries for a task whose journal names a candidate in flight at kDeathsToBlame deaths:
+  // that run records the candidate as crash without running it and evaluates the others (task_journal.hpp).
+  for (int attempt = 0; attempt <= site_.max_task_retries + 1; ++attempt) {
+    const bool blame_run = attempt > site_.max_task_retries;
     std::vector<TaskLaunch> launches;
     for (const auto& t : tasks) {
       if (not_to_retry.count(t.task) || shard_is_usable(dir_, t)) continue;
+      if (blame_run && jobs::journal::most_deaths(dir_.shard(generation, t.task)) < jobs::journal::kDeathsToBlame)
+        continue;
+      if (blame_run)
+        progress_ << "kforge: task " << t.task << " (generation " << generation << ") died "
+                  << jobs::journal::kDeathsToBlame << " times on the same candidate: one more run blames it"
+                  << std::endl;
+      if (attempt == 0) {  // a shard left there that is not this task's whole output is never used: run it again
+        if (const std::string why = shard_problem(dir_, t); !why.empty())
+          progress_ << "kforge: task " << t.task << " (generation " << generation << ") runs again: " << why
+                    << std::endl;
+      }
       if (auto it = failed.find(t.task); it != failed.end()) {
         progress_ << "kforge: retry " << attempt << "/" << site_.max_task_retries << " of task " << t.task
                   << " (generation " << generation << ", " << t.target << ") because "
                   << it->second.substr(0, it->second.find(';')) << std::endl;
+        // The failure that is retried stays in the evidence of the task's records (task_history.hpp).
+        add_history(t.task, it->second + "; retried by kforge");
       }
       launches.push_back(TaskLaunch{t.task, dir_.manifest(generation, t.task), dir_.log(generation, t.task),
                                     generation, t.island, t.target});
     }
     if (launches.empty()) break;
     for (const auto& end : executor_.run_all(launches)) {
+      if (!end.history.empty()) add_history(end.task, end.history);  // Slurm requeued it on the way
       if (end.succeeded) {
         failed.erase(end.task);
         continue;
@@ -227,6 +257,18 @@ void CampaignRunner::write_phase_times(int g, const jobs::Generation& generation
   jobs::write_text_file_atomically(dir_.generation_dir(g) / "timings.json", json);
 }
 
+// True when DIR/confirmation.h5 is this campaign's and confirms all `generations`; a damaged one is redone.
+bool CampaignRunner::confirmation_covers(int generations) const {
+  if (!fs::exists(dir_.confirmation_file())) return false;
+  try {
+    return jobs::read_confirmation(dir_.confirmation_file(), jobs::read_campaign_id(dir_.root())).generations ==
+           generations;
+  } catch (const std::exception& e) {
+    progress_ << "kforge: confirming again: " << e.what() << std::endl;
+    return false;
+  }
+}
+
 int CampaignRunner::run() {
   ArchiveView archive = ArchiveView::load(dir_);
   for (int g = static_cast<int>(archive.generations().size()); g < campaign_.search.generations; ++g) {
@@ -237,9 +279,20 @@ int CampaignRunner::run() {
     std::map<int, std::string> failed;
     Gathered gathered;
     jobs::Generation generation;
-    { detail::AddElapsedTo timed(t.plan_s); tasks = manifests_for(g, archive); }
-    { detail::AddElapsedTo timed(t.execute_s); failed = run_missing_tasks(g, tasks); }
-    { detail::AddElapsedTo timed(t.gather_s); gathered = gather_shards(dir_, tasks, failed); }
+    {
+      detail::AddElapsedTo timed(t.plan_s);
+      tasks = manifests_for(g, archive);
+    }
+    {
+      detail::AddElapsedTo timed(t.execute_s);
+      failed = run_missing_tasks(g, tasks);
+    }
+    {
+      detail::AddElapsedTo timed(t.gather_s);
+      gathered = gather_shards(dir_, tasks, failed);
+    }
+    add_task_history(gathered.records, tasks, task_history_);
+    task_history_.clear();
     if (auto why = infrastructure_diagnosis(dir_, g, tasks, failed, gathered, site_.stop_at_infra_error_share)) {
       throw InfrastructureFailure(*why);
     }
@@ -256,8 +309,14 @@ int CampaignRunner::run() {
     print_progress(generation, t.wall_s);
     archive.add(std::move(generation));
   }
-  if (!fs::exists(dir_.index_file()) && !archive.generations().empty()) jobs::rebuild_campaign_index(dir_.root(), provenance());
-  return static_cast<int>(archive.generations().size());
+  if (!fs::exists(dir_.index_file()) && !archive.generations().empty())
+    jobs::rebuild_campaign_index(dir_.root(), provenance());
+  const int done = static_cast<int>(archive.generations().size());
+  if (done >= campaign_.search.generations && done > 0 && campaign_.confirm.top > 0 && !confirmation_covers(done) &&
+      !campaign_.eval.baselines.empty() && !campaign_.eval.compile_only && archive.best()) {
+    confirm_with(archive, campaign_.confirm.top, campaign_.confirm.rounds);  // the headline's figure (docs/cli.md)
+  }
+  return done;
 }
 
 }  // namespace kforge::scheduler

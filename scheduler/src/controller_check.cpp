@@ -124,9 +124,19 @@ std::string check_site_against_controller(const SiteConfig& site) {
     }
     ++gres_checked;
   }
+  const std::string& agents = site.slurm.agent_partition;
+  if (!agents.empty()) {  // agent operators run as jobs there (docs/agents.md)
+    try {
+      client->partition_node_gres(agents);
+    } catch (const kforge::slurm::SlurmError& e) {
+      throw ConfigError(site.slurm.agent_partition_where, "slurm.agent_partition",
+                        "the controller has no partition '" + agents + "' (" + e.slurm_message() + ")",
+                        "a partition that `sinfo --summarize` lists");
+    }
+  }
   return "controller checked (" + client->backend_name() + "): the partitions of " +
-         std::to_string(site.slurm.targets.size()) + " target(s) and " + std::to_string(gres_checked) +
-         " GRES request(s) found";
+         std::to_string(site.slurm.targets.size()) + " target(s)" + (agents.empty() ? "" : " and of the agents") +
+         " and " + std::to_string(gres_checked) + " GRES request(s) found";
 }
 #endif
 

@@ -1,12 +1,37 @@
 #include "kforge/scheduler/gather.hpp"
 
 #include <exception>
+#include <stdexcept>
+
+#include "kforge/jobs/archive_binding.hpp"
 
 namespace kforge::scheduler {
 
+jobs::Shard read_task_shard(const CampaignDir& dir, const jobs::TaskManifest& task) {
+  const auto path = dir.shard(task.generation, task.task);
+  jobs::Shard shard =
+      jobs::read_shard(path, jobs::FileExpectation{jobs::read_campaign_id(dir.root()), task.generation, task.task, ""});
+  if (shard.island != task.island || shard.target != task.target)
+    throw std::runtime_error(path.string() + ": reading shard: is the shard of island " + std::to_string(shard.island) +
+                             " on '" + shard.target + "', but its manifest's task runs island " +
+                             std::to_string(task.island) + " on '" + task.target + "'");
+  return shard;
+}
+
+std::string shard_problem(const CampaignDir& dir, const jobs::TaskManifest& task) {
+  std::error_code ec;
+  if (!std::filesystem::exists(dir.shard(task.generation, task.task), ec)) return "";
+  try {
+    (void)read_task_shard(dir, task);
+    return "";
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
 bool shard_is_usable(const CampaignDir& dir, const jobs::TaskManifest& task) {
   try {
-    (void)jobs::read_shard(dir.shard(task.generation, task.task));
+    (void)read_task_shard(dir, task);
     return true;
   } catch (const std::exception&) {
     return false;
@@ -33,7 +58,7 @@ Gathered gather_shards(const CampaignDir& dir, const std::vector<jobs::TaskManif
     std::map<std::string, jobs::EvalRecord> by_id;
     std::string why;
     try {
-      jobs::Shard shard = jobs::read_shard(dir.shard(task.generation, task.task));
+      jobs::Shard shard = read_task_shard(dir, task);
       for (auto& r : shard.records) by_id.emplace(r.candidate_id, std::move(r));
       out.baselines.insert(out.baselines.end(), shard.baselines.begin(), shard.baselines.end());
     } catch (const std::exception& e) {

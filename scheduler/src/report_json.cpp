@@ -2,6 +2,7 @@
 #include <ostream>
 
 #include "detail/json_writer.hpp"
+#include "kforge/scheduler/bootstrap.hpp"
 #include "kforge/scheduler/report.hpp"
 
 #ifndef KFORGE_VERSION
@@ -45,6 +46,39 @@ void write_best(detail::JsonWriter& w, const CampaignReport& r) {
   w.end_array().end_object();
 }
 
+// "headline" (the figure to quote) and "confirmation" (null when DIR/confirmation.h5 is absent or unreadable).
+void write_confirmation(detail::JsonWriter& w, const CampaignReport& r) {
+  if (const auto h = headline_of(r)) {
+    w.key("headline").begin_object().field("id", h->candidate_id).field("target", h->target);
+    w.field("baseline", h->baseline).field("confirmed", h->confirmed).field("speedup", h->speedup);
+    w.field("ci_low", h->ci_low).field("ci_high", h->ci_high).field("rounds", h->rounds);
+    w.field("verdict", h->verdict).field("text", h->text).end_object();
+  } else {
+    w.key("headline").value(jobs::kNaN);
+  }
+  w.field("confirmation_note", r.confirmation_note);
+  if (!r.confirmation) {
+    w.key("confirmation").value(jobs::kNaN);
+    return;
+  }
+  const jobs::Confirmation& c = *r.confirmation;
+  w.key("confirmation").begin_object().field("generations", static_cast<int>(c.generations));
+  w.field("top", static_cast<int>(c.top)).field("rounds", static_cast<int>(c.rounds));
+  w.field("confidence", c.confidence).field("resamples", static_cast<int>(c.resamples));
+  w.field("seed", std::to_string(c.seed));
+  w.key("speedups").begin_array();
+  for (const auto& s : c.speedups) {
+    w.begin_object().field("island", static_cast<int>(s.island)).field("target", s.target);
+    w.field("rank", static_cast<int>(s.rank)).field("id", s.candidate_id).field("params", s.params);
+    w.field("baseline", s.baseline).field("rounds", static_cast<int>(s.rounds)).field("speedup", s.speedup);
+    w.field("ci_low", s.ci_low).field("ci_high", s.ci_high).field("candidate_ms", s.candidate_ms);
+    w.field("baseline_ms", s.baseline_ms).field("campaign_speedup", s.campaign_speedup);
+    w.field("verdict", s.verdict);
+    w.field("text", describe_speedup({s.speedup, s.ci_low, s.ci_high}, s.baseline, s.rounds)).end_object();
+  }
+  w.end_array().end_object();
+}
+
 }  // namespace
 
 void write_report_json(std::ostream& out, const CampaignReport& r) {
@@ -79,6 +113,7 @@ void write_report_json(std::ostream& out, const CampaignReport& r) {
   } else {
     w.key("best").value(jobs::kNaN);  // null: nothing ok yet
   }
+  write_confirmation(w, r);
   w.end_object();
   out << "\n";
 }

@@ -3,13 +3,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <deque>
 #include <limits>
 #include <set>
 
 #include "detail/median.hpp"
+#include "kforge/jobs/archive_binding.hpp"
+#include "kforge/jobs/manifest.hpp"
+#include "kforge/scheduler/bootstrap.hpp"
 #include "kforge/scheduler/config.hpp"
+#include "kforge/scheduler/gather.hpp"
 #include "kforge/scheduler/report.hpp"
 
 namespace kforge::scheduler {
@@ -68,11 +73,66 @@ void read_progress(const CampaignDir& dir, CampaignReport& r) {
   const int g = r.generations_done;
   for (int t = 0; fs::exists(dir.manifest(g, t)); ++t) {
     ++r.current_tasks;
-    if (fs::exists(dir.shard(g, t))) ++r.current_tasks_done;
+    // Finished only when its shard is whole and its own (not truncated, not another generation's or campaign's).
+    try {
+      if (fs::exists(dir.shard(g, t)) && shard_is_usable(dir, jobs::read_manifest(dir.manifest(g, t))))
+        ++r.current_tasks_done;
+    } catch (const std::exception&) {  // an unreadable manifest: the task is not finished either
+    }
+  }
+}
+
+// DIR/confirmation.h5, when present; a stale or unreadable one is reported, never trusted for the headline.
+void read_confirmation_of(const CampaignDir& dir, CampaignReport& r) {
+  if (!fs::exists(dir.confirmation_file())) {
+    r.confirmation_note = "not confirmed: run kforge confirm " + dir.root().string() + " --top 3";
+    return;
+  }
+  try {
+    r.confirmation = jobs::read_confirmation(dir.confirmation_file(), jobs::read_campaign_id(dir.root()));
+  } catch (const std::exception& e) {
+    r.confirmation_note = std::string("confirmation unreadable, not used: ") + e.what();
+    return;
+  }
+  if (r.confirmation->generations != r.generations_done) {
+    r.confirmation_note = "the confirmation covers " + std::to_string(r.confirmation->generations) + " of " +
+                          std::to_string(r.generations_done) + " generations; run kforge confirm again";
   }
 }
 
 }  // namespace
+
+std::optional<Headline> headline_of(const CampaignReport& r) {
+  if (!r.best) return std::nullopt;
+  Headline h;
+  h.candidate_id = r.best->candidate_id;
+  h.target = r.best->target;
+  if (r.confirmation && r.confirmation_note.empty()) {
+    const jobs::ConfirmedSpeedup* chosen = nullptr;
+    for (const auto& s : r.confirmation->speedups) {
+      if (s.candidate_id != h.candidate_id || s.target != h.target) continue;
+      if (!chosen || (s.baseline == "reference" && chosen->baseline != "reference")) chosen = &s;
+    }
+    if (chosen) {
+      h.baseline = chosen->baseline;
+      h.confirmed = true;
+      h.speedup = chosen->speedup;
+      h.ci_low = chosen->ci_low;
+      h.ci_high = chosen->ci_high;
+      h.rounds = chosen->rounds;
+      h.verdict = chosen->verdict;
+      h.text = describe_speedup({chosen->speedup, chosen->ci_low, chosen->ci_high}, chosen->baseline, chosen->rounds);
+      return h;
+    }
+  }
+  h.baseline = "reference";
+  h.speedup = r.best->speedup;
+  h.verdict = "unconfirmed";
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%.2fx vs reference, one campaign measurement (unconfirmed)", h.speedup);
+  h.text = std::isfinite(h.speedup) ? buf : "no speedup measured (unconfirmed)";
+  return h;
+}
 
 CampaignReport build_report(const CampaignDir& dir) {
   if (!fs::exists(dir.campaign_config())) {
@@ -100,6 +160,7 @@ CampaignReport build_report(const CampaignDir& dir) {
   }
   for (auto& [name, times] : baseline_samples) r.baseline_ms[name] = median(times);
   r.best = archive.best();
+  read_confirmation_of(dir, r);
   r.operators = campaign_credit(archive);
   if (r.best) r.lineage = lineage_of(archive, *r.best);
   return r;

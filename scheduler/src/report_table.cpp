@@ -3,6 +3,7 @@
 #include <ostream>
 #include <string>
 
+#include "kforge/scheduler/bootstrap.hpp"
 #include "kforge/scheduler/report.hpp"
 
 namespace kforge::scheduler {
@@ -35,6 +36,26 @@ int count(const std::map<jobs::Status, int>& counts, jobs::Status s) {
   return it == counts.end() ? 0 : it->second;
 }
 
+// The confirmed speedups: each candidate against each baseline, with its interval and what it means.
+void write_confirmation_table(std::ostream& out, const CampaignReport& r) {
+  if (!r.confirmation_note.empty()) out << "confirmation: " << r.confirmation_note << "\n";
+  if (!r.confirmation) return;
+  const jobs::Confirmation& c = *r.confirmation;
+  out << "confirmation: best " << c.top << " of each target, " << c.rounds << " paired rounds, "
+      << format(0, 100.0 * c.confidence) << "% bootstrap intervals (" << c.resamples << " resamples)\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "%-10s %4s %-16s %-12s %6s %9s %13s  %s\n", "target", "rank", "candidate",
+                "baseline", "rounds", "speedup", "interval", "verdict");
+  out << line;
+  for (const auto& s : c.speedups) {
+    const std::string interval = format(2, s.ci_low) + "-" + format(2, s.ci_high);
+    std::snprintf(line, sizeof line, "%-10s %4d %-16s %-12s %6d %9s %13s  %s\n", s.target.c_str(), s.rank,
+                  s.candidate_id.substr(0, 16).c_str(), s.baseline.c_str(), s.rounds, format(2, s.speedup, "x").c_str(),
+                  interval.c_str(), describe_speedup({s.speedup, s.ci_low, s.ci_high}, s.baseline, s.rounds).c_str());
+    out << line;
+  }
+}
+
 }  // namespace
 
 void write_report_table(std::ostream& out, const CampaignReport& r) {
@@ -45,7 +66,13 @@ void write_report_table(std::ostream& out, const CampaignReport& r) {
   out << "  evaluations " << r.evaluations << "  ok " << count(r.status_counts, jobs::Status::ok) << "  failed "
       << failures(r.status_counts) << "\n";
   out << "timing noisy " << r.noisy << "/" << r.evaluations << " (" << format(1, noisy_percent(r)) << "%)"
-      << "  records whose timing spread missed target_spread\n\n";
+      << "  records whose timing spread missed target_spread\n";
+  if (const auto h = headline_of(r)) {
+    out << "headline: " << h->candidate_id << " on " << h->target << ": " << h->text;
+    if (h->confirmed) out << ", confirmed over " << h->rounds << " paired rounds";
+    out << "\n";
+  }
+  out << "\n";
   char line[256];
   std::snprintf(line, sizeof line, "%-5s %9s %5s %5s %12s %9s  %s\n", "gen", "evaluated", "ok", "noisy", "best_ms",
                 "speedup", "failures");
@@ -65,6 +92,7 @@ void write_report_table(std::ostream& out, const CampaignReport& r) {
   }
   out << "\n";
   for (const auto& [name, ms] : r.baseline_ms) out << "baseline " << name << ": " << format(4, ms) << " ms\n";
+  write_confirmation_table(out, r);
   if (!r.best) {
     out << "best: none yet (no candidate evaluated ok)\n";
     return;

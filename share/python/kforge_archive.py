@@ -9,6 +9,10 @@ The layout is documented in docs/archive-schema.md. Typical use:
     df.attrs["units"]["time_median_ms"]                      # -> "ms"
 
 From a shell:  python3 kforge_archive.py CAMPAIGN_DIR   (prints a summary)
+
+Every file is checked before a table of it is read (kforge_verify.py): a damaged file, one copied from another
+campaign, one put in another generation's place or changed after it was sealed raises ArchiveError (a ValueError)
+whose message starts with the file's path.
 """
 import os
 import sys
@@ -17,16 +21,15 @@ import h5py
 import numpy as np
 import pandas as pd
 
-__all__ = ["load_records", "load_baselines", "load_population", "load_candidates", "provenance", "summary"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kforge_verify  # noqa: E402
+from kforge_verify import ArchiveError, campaign_id_of, check_any, check_file  # noqa: E402
+
+__all__ = ["ArchiveError", "load_records", "load_baselines", "load_population", "load_candidates", "load_confirmation",
+           "load_confirmation_samples", "provenance", "summary"]
 
 
-def _text(value):
-    """HDF5 strings come back from h5py as bytes; kforge writes UTF-8."""
-    if isinstance(value, bytes):
-        return value.decode("utf-8")
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
+_text = kforge_verify._text  # HDF5 strings come back from h5py as bytes; kforge writes UTF-8
 
 
 def _archive_path(path):
@@ -77,6 +80,7 @@ def _string_column(dataset):
 
 def _load(path, table, extra=None):
     path = _archive_path(path)
+    check_any(path)
     frames, units = [], {}
     with h5py.File(path, "r") as f:
         for label, group in _data_groups(f, path):
@@ -164,9 +168,50 @@ def load_validation(path, latest=True):
     return _latest(frame) if latest else frame
 
 
+def _confirmation_path(path):
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        path = os.path.join(path, "confirmation.h5")
+    elif os.path.basename(path) == "campaign.h5":
+        path = os.path.join(os.path.dirname(path), "confirmation.h5")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: no confirmation (run: kforge confirm DIR --top K)")
+    path = os.path.abspath(path)
+    check_file(path, "confirmation", campaign_id=campaign_id_of(os.path.dirname(path)))
+    return path
+
+
+def _load_confirmation_table(path, table):
+    path = _confirmation_path(path)
+    with h5py.File(path, "r") as f:
+        group = f["confirmation"]
+        frame = _table(group[table])
+        frame.attrs["confirmation"] = {key: _text(value) for key, value in group.attrs.items()}
+        frame.attrs["confirmation_schema_version"] = int(f.attrs["confirmation_schema_version"])
+    return frame
+
+
+def load_confirmation(path):
+    """The confirmed speedups of a campaign folder (its confirmation.h5, written by `kforge confirm`).
+
+    One row per candidate and baseline: target, rank, candidate_id, baseline, rounds, speedup (geometric mean of
+    the per-round ratios baseline_ms / candidate_ms), ci_low, ci_high (bootstrap interval), verdict ("faster",
+    "slower", "not_faster"). attrs["confirmation"] holds top, rounds, confidence, resamples, seed, generations.
+    """
+    return _load_confirmation_table(path, "speedups")
+
+
+def load_confirmation_samples(path):
+    """The paired samples behind load_confirmation: one row per round and subject (a candidate id, or
+    "baseline:NAME"), with its median time_ms that round (NaN when the round produced none)."""
+    return _load_confirmation_table(path, "samples")
+
+
 def provenance(path):
     """Root attributes of an archive file: creator, version, schema_version, created, config_hash, host, ..."""
-    with h5py.File(_archive_path(path), "r") as f:
+    path = _archive_path(path)
+    check_any(path)
+    with h5py.File(path, "r") as f:
         return {key: _text(value) for key, value in f.attrs.items()}
 
 
@@ -200,7 +245,7 @@ def main(argv):
         return 2
     try:
         print(summary(argv[1]))
-    except (OSError, KeyError) as e:
+    except (OSError, KeyError, ArchiveError) as e:
         print(f"kforge_archive: {e}", file=sys.stderr)
         return 1
     return 0

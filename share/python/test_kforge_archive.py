@@ -61,6 +61,9 @@ def check_file_without_timing_noisy(campaign):
             del f["records"]
             f.create_dataset("records", data=rows)
             f["records"].attrs.update(attrs)
+            for name in ("content_sha256", "campaign_id"):  # a schema-1 writer wrote neither
+                del f.attrs[name]
+            f.attrs.modify("schema_version", 1)
         df = ka.load_records(old)
         assert len(df) == 3 and df["timing_noisy"].tolist() == [False, False, False], df["timing_noisy"]
 
@@ -116,7 +119,7 @@ def check_learning(campaign):
 def check_provenance(campaign):
     info = ka.provenance(campaign)
     assert info["kind"] == "campaign" and info["generations"] == 2, info
-    assert info["schema_version"] == 1 and info["creator"] == "kforge" and info["campaign"] == "gemm-demo", info
+    assert info["schema_version"] == 2 and info["creator"] == "kforge" and info["campaign"] == "gemm-demo", info
     gen = ka.provenance(os.path.join(campaign, "gen-0001.h5"))
     assert gen["kind"] == "generation" and gen["generation"] == 1, gen
 
@@ -124,6 +127,38 @@ def check_provenance(campaign):
 def check_single_file(campaign):
     df = ka.load_records(os.path.join(campaign, "gen-0001.h5"))
     assert len(df) == 5 and set(df["generation_file"]) == {"gen-0001.h5"}
+
+
+def check_refuses_altered_and_misplaced_files(campaign):
+    """The reader computes the same content digest as the C++ writer, and refuses a file that fails it or lies in
+    another generation's place, naming the file."""
+    import shutil
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, "c")
+        shutil.copytree(campaign, copy)
+        gen1 = os.path.join(copy, "gen-0001.h5")
+        with h5py.File(gen1, "r+") as f:
+            f.attrs.modify("generation", 0)
+        for path in (copy, gen1):
+            try:
+                ka.load_records(path)
+                raise AssertionError(f"{path}: read without complaint")
+            except ka.ArchiveError as e:  # the seal is checked first, then what the attributes tell
+                assert str(e).startswith(gen1 + ": its SHA-256 differs from its seal in campaign.h5"), e
+        shutil.copy(os.path.join(campaign, "gen-0000.h5"), gen1)
+        try:
+            ka.load_records(copy)
+            raise AssertionError("generation 0's file in generation 1's place was read")
+        except ka.ArchiveError as e:
+            assert str(e).startswith(gen1 + ": its SHA-256 differs from its seal"), e
+            assert "its 'generation' attribute says 0 but its name says 1" in str(e), e
+        os.remove(os.path.join(copy, "campaign.h5"))  # no seals: the file's own digest and name still tell
+        try:
+            ka.load_records(gen1)
+            raise AssertionError("generation 0's file in generation 1's place was read without the index")
+        except ka.ArchiveError as e:
+            assert str(e).startswith(gen1 + ": its 'generation' attribute says 0 but its name says 1"), e
 
 
 def check_cli(campaign):
@@ -137,8 +172,9 @@ def check_cli(campaign):
 def main():
     campaign = os.path.abspath(sys.argv[1])
     os.chdir("/")  # the external links must resolve against campaign.h5's folder, not the cwd
-    for check in (check_records, check_timing_noisy, check_file_without_timing_noisy, check_text_and_samples, check_units_in_file, check_other_tables,
-                  check_learning, check_provenance, check_single_file, check_cli):
+    for check in (check_records, check_timing_noisy, check_file_without_timing_noisy, check_text_and_samples,
+                  check_units_in_file, check_other_tables, check_learning, check_provenance, check_single_file,
+                  check_refuses_altered_and_misplaced_files, check_cli):
         check(campaign)
         print(f"ok  {check.__name__}")
     return 0

@@ -2,7 +2,8 @@
 # cluster-down.sh DIR — stop the test cluster that cluster-up.sh started in DIR.
 #
 # Cancels the jobs it still holds (their slurmstepd processes would otherwise outlive slurmd), then stops
-# slurmd and slurmctld by their pid files. munged is left running: other clusters may use it.
+# every slurmd and slurmctld by their pid files, and removes a multi-node cluster's network namespaces
+# (node-netns.sh: whatever still runs in them is killed). munged is left running: other clusters may use it.
 # Stopping a DIR with nothing running is a no-op.
 set -euo pipefail
 
@@ -41,6 +42,9 @@ stop_daemon() {
 }
 
 if pid_alive "$DIR/run/slurmctld.pid"; then cancel_all_jobs; fi
-stop_daemon slurmd "$DIR/run/slurmd.pid"
+for pidfile in "$DIR"/run/slurmd.pid "$DIR"/run/slurmd-*.pid; do
+  if [[ -e $pidfile ]]; then stop_daemon "slurmd ($(basename "$pidfile" .pid))" "$pidfile"; fi
+done
 stop_daemon slurmctld "$DIR/run/slurmctld.pid"
+[[ ! -f $DIR/nodes.env ]] || "$(dirname "$0")/node-netns.sh" down "$DIR"
 echo "cluster-down: cluster in $DIR stopped" >&2

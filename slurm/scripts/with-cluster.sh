@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# with-cluster.sh CMD [ARGS...] — run CMD against a fresh single-node Slurm cluster, then tear it down.
+# with-cluster.sh [--nodes N] CMD [ARGS...] — run CMD against a fresh Slurm cluster, then tear it down.
+#
+# One node by default. With --nodes N (N > 1) the cluster has N nodes, kfnode1..kfnodeN, each slurmd in its own
+# network namespace (cluster-up.sh, node-netns.sh); the folder's `nodes` file lists them for CMD.
 #
 # The cluster lives in a new temporary folder; SLURM_CONF is exported for CMD. The exit status is CMD's.
 # Unless KFORGE_SLURMCTLD_PORT / KFORGE_SLURMD_PORT are set, free ports are picked, so that several runs
@@ -7,7 +10,13 @@
 # (KFORGE_SLURM_MAX_ARRAY_SIZE, ...) pass through. On failure the folder, with its logs, is kept.
 set -euo pipefail
 
-[[ $# -ge 1 ]] || { echo "usage: $0 CMD [ARGS...]" >&2; exit 2; }
+usage() { echo "usage: $0 [--nodes N] CMD [ARGS...]" >&2; exit 2; }
+if [[ ${1:-} == --nodes ]]; then
+  [[ $# -ge 3 && $2 =~ ^[1-9][0-9]?$ ]] || usage
+  export KFORGE_SLURM_NODES=$2
+  shift 2
+fi
+[[ $# -ge 1 ]] || usage
 SCRIPTS=$(cd "$(dirname "$0")" && pwd)
 COMMAND_LINE="$*"
 
@@ -40,7 +49,7 @@ teardown() {
     # The command failed: keep the cluster's logs and show their ends, which often hold the cause
     # (slurmd: "Could not open stdout file", slurmctld: a refused job).
     echo "with-cluster: '$COMMAND_LINE' exited with $status; cluster folder kept: $DIR (logs in $DIR/log)" >&2
-    for log in "$DIR"/log/slurmctld.log "$DIR"/log/slurmd.log; do
+    for log in "$DIR"/log/slurmctld.log "$DIR"/log/slurmd*.log; do
       [[ -f $log ]] && { echo "--- last lines of $log" >&2; tail -n 15 "$log" >&2; }
     done
   fi

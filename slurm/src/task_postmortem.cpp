@@ -113,4 +113,46 @@ TaskPostmortem task_postmortem(JobId array_job, std::uint32_t task, const std::s
   return p;
 }
 
+bool NodeState::usable() const {
+  if (!state.empty() && state.back() == '*') return false;  // not responding
+  for (const char* bad : {"down", "drain", "fail", "inval", "maint", "reboot", "power", "future", "unk"}) {
+    if (state.rfind(bad, 0) == 0) return false;
+  }
+  return true;
+}
+
+std::vector<NodeState> query_node_states(const std::string& node_list, std::string* why) {
+  std::vector<NodeState> out;
+  try {
+    // One line per node and partition it is in: the first of each node is kept.
+    const auto r = detail::run_command({"sinfo", "--noheader", "--Node", "--nodes=" + node_list, "--format=%N|%T|%E"});
+    if (r.exit_code != 0) {
+      if (why) *why = "sinfo: " + first_line(r.err);
+      return out;
+    }
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+      const size_t bar = line.find('|'), bar2 = line.find('|', bar + 1);
+      if (bar == std::string::npos || bar2 == std::string::npos) continue;
+      NodeState n{line.substr(0, bar), line.substr(bar + 1, bar2 - bar - 1), line.substr(bar2 + 1)};
+      if (n.reason == "none") n.reason.clear();
+      bool seen = false;
+      for (const auto& o : out) seen = seen || o.name == n.name;
+      if (!seen) out.push_back(std::move(n));
+    }
+    if (out.empty() && why) *why = "sinfo listed no node of " + node_list;
+  } catch (const std::exception& e) {
+    if (why) *why = std::string("sinfo could not be run: ") + e.what();
+  }
+  return out;
+}
+
+std::string node_states(const std::string& node_list) {
+  std::string why, out;
+  for (const auto& n : query_node_states(node_list, &why)) {
+    out += (out.empty() ? "" : "; ") + n.name + " " + n.state + (n.reason.empty() ? "" : " (" + n.reason + ")");
+  }
+  return out.empty() ? "node states unknown (" + why + ")" : out;
+}
+
 }  // namespace kforge::slurm

@@ -11,8 +11,10 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "fault_candidates.hpp"
+#include "hostile_candidates.hpp"
 #include "kforge/jobs/archive.hpp"
 #include "kforge/jobs/manifest.hpp"
 
@@ -80,6 +82,76 @@ class EvalFaults : public ::testing::Test {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
 
+  // Runs every candidate in one task of two ranks; each must be recorded once, with its status and evidence.
+  void expect_each_recorded_as_expected(const std::vector<faults::FaultCandidate>& faults) {
+    jobs::TaskManifest m = small_task();
+    std::map<std::string, faults::FaultCandidate> by_id;
+    for (const auto& f : faults) {
+      jobs::Candidate c;
+      c.family = "gemm";
+      c.backend = "host";
+      c.source = f.source;
+      c.op = "init";
+      c.generation = m.generation;
+      c.island = m.island;
+      by_id[jobs::assign_id(c)] = f;
+      m.candidates.push_back(c);
+    }
+    ASSERT_EQ(by_id.size(), faults.size()) << "two fault candidates share an id";
+    const fs::path manifest = dir_ / "task.yaml";
+    jobs::write_manifest(manifest, m);
+
+    ASSERT_EQ(run_eval(2, manifest), 0) << log_;
+    const jobs::Shard shard = jobs::read_shard(dir_ / "shard.h5");
+
+    EXPECT_EQ(shard.task, 5);
+    EXPECT_EQ(shard.generation, 3);
+    EXPECT_EQ(shard.target, "host");
+    EXPECT_EQ(shard.provenance.campaign, "faults");
+    EXPECT_EQ(shard.provenance.creator, "kforge");
+    EXPECT_FALSE(shard.provenance.version.empty());
+    ASSERT_EQ(shard.records.size(), faults.size()) << log_;
+    std::set<std::string> seen;
+    std::set<int> ranks;
+    for (const auto& r : shard.records) {
+      ASSERT_TRUE(by_id.count(r.candidate_id)) << "unknown candidate " << r.candidate_id;
+      EXPECT_TRUE(seen.insert(r.candidate_id).second) << "candidate recorded twice: " << r.candidate_id;
+      const auto& f = by_id.at(r.candidate_id);
+      SCOPED_TRACE(f.name + ": " + r.evidence);
+      EXPECT_EQ(r.status, f.expected) << jobs::to_string(r.status);
+      EXPECT_FALSE(r.evidence.empty());
+      if (!f.evidence_mentions.empty()) {
+        EXPECT_NE(r.evidence.find(f.evidence_mentions), std::string::npos);
+      }
+      EXPECT_EQ(r.source, f.source);
+      EXPECT_EQ(r.target, "host");
+      EXPECT_FALSE(r.host.empty());
+      EXPECT_FALSE(r.evaluated_at.empty());
+      ranks.insert(r.rank);
+    }
+    EXPECT_EQ(ranks, (std::set<int>{0, 1})) << "both ranks should have pulled work\n" << log_;
+  }
+
+  // Runs kforge-eval like run_eval, but kills its ranks with SIGKILL (as an out-of-memory killer or a node fault
+  // would) as soon as the ranks' journals show candidate `id` started for the `nth` time. Returns mpirun's code.
+  int run_eval_killed_at_start(int ranks, const fs::path& manifest, const std::string& id, int nth) {
+    const fs::path script = dir_ / "kill_when_started.sh";
+    std::ofstream(script) << KFORGE_MPIRUN << " -np " << ranks << " --oversubscribe " << kEval << " --manifest "
+                          << manifest << " --scratch " << dir_ << " >> " << dir_ / "killed.log"
+                          << " 2>&1 &\n"
+                          << "pid=$!\n"
+                          << "for i in $(seq 1 1200); do\n"
+                          << "  n=$(cat " << dir_ << "/shard.h5.rank*.journal 2>/dev/null | grep -c '^start " << id
+                          << "$')\n"
+                          << "  [ \"$n\" -ge " << nth << " ] && break\n"
+                          << "  sleep 0.05\n"
+                          << "done\n"
+                          << "pkill -9 -P $pid\n"
+                          << "wait $pid\n";
+    const int status = std::system(("bash " + script.string()).c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
   fs::path dir_;
   std::string log_;
 };
@@ -87,53 +159,80 @@ class EvalFaults : public ::testing::Test {
 }  // namespace
 
 TEST_F(EvalFaults, EveryMisbehavingCandidateIsRecordedOnceWithItsStatusAndEvidence) {
-  const auto faults = faults::fault_candidates();
+  expect_each_recorded_as_expected(faults::fault_candidates());
+}
+
+// docs/isolation.md, attacked: each hostile candidate gets its own record only (an attack that worked would turn
+// its ok into wrong_result), leaves no file outside its scratch folder, and the honest ones are unaffected.
+TEST_F(EvalFaults, HostileCandidatesReachNothingButTheirOwnRecord) {
+  const fs::path cwd_probe = fs::current_path() / "pwned-cwd";
+  fs::remove("/tmp/kforge-pwned-by-candidate");
+  fs::remove(cwd_probe);
+  auto candidates = faults::hostile_candidates(dir_.string());
+  const auto honest = faults::fault_candidates();
+  for (const auto& f : honest)
+    if (f.name == "naive and correct") candidates.push_back(f);
+  expect_each_recorded_as_expected(candidates);
+  EXPECT_EQ(log_.find("ATTACK SUCCEEDED"), std::string::npos) << log_;
+  for (const fs::path& planted : {dir_ / "pwned-write", cwd_probe, fs::path("/tmp/kforge-pwned-by-candidate")}) {
+    EXPECT_FALSE(fs::exists(planted)) << planted << " was written by a candidate";
+  }
+}
+
+// A candidate in flight each time its task dies is blamed after three deaths: the fourth run records it as crash
+// without running it, evaluates the others, and the task ends with a shard. Candidates that were in flight at a
+// death are evaluated alone first, so a later death points at one candidate only.
+TEST_F(EvalFaults, ACandidateInFlightAtThreeDeathsOfItsTaskIsBlamedNotTheNode) {
   jobs::TaskManifest m = small_task();
-  std::map<std::string, faults::FaultCandidate> by_id;
-  for (const auto& f : faults) {
+  const std::string slow_first_call = R"(#include <unistd.h>
+extern "C" void kforge_gemm(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+  static bool slept = false;
+  if (!slept) { slept = true; usleep(1500000); }
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      float sum = 0.0f;
+      for (int k = 0; k < K; ++k) sum += A[i * lda + k] * B[k * ldb + j];
+      C[i * ldc + j] = sum;
+    }
+}
+)";
+  std::string doomed;
+  for (int n = 0; n < 4; ++n) {
     jobs::Candidate c;
     c.family = "gemm";
     c.backend = "host";
-    c.source = f.source;
+    c.source =
+        n == 0 ? slow_first_call : faults::fault_candidates().back().source + "// honest " + std::to_string(n) + "\n";
     c.op = "init";
     c.generation = m.generation;
     c.island = m.island;
-    by_id[jobs::assign_id(c)] = f;
+    c.id = jobs::assign_id(c);
+    if (n == 0) doomed = c.id;
     m.candidates.push_back(c);
   }
-  ASSERT_EQ(by_id.size(), faults.size()) << "two fault candidates share an id";
   const fs::path manifest = dir_ / "task.yaml";
   jobs::write_manifest(manifest, m);
-
+  for (int death = 1; death <= 3; ++death) {
+    EXPECT_NE(run_eval_killed_at_start(2, manifest, doomed, death), 0) << "run " << death << " was not killed";
+    ASSERT_FALSE(fs::exists(dir_ / "shard.h5")) << "a killed run wrote a shard";
+  }
   ASSERT_EQ(run_eval(2, manifest), 0) << log_;
   const jobs::Shard shard = jobs::read_shard(dir_ / "shard.h5");
-
-  EXPECT_EQ(shard.task, 5);
-  EXPECT_EQ(shard.generation, 3);
-  EXPECT_EQ(shard.target, "host");
-  EXPECT_EQ(shard.provenance.campaign, "faults");
-  EXPECT_EQ(shard.provenance.creator, "kforge");
-  EXPECT_FALSE(shard.provenance.version.empty());
-  ASSERT_EQ(shard.records.size(), faults.size()) << log_;
-  std::set<std::string> seen;
-  std::set<int> ranks;
+  ASSERT_EQ(shard.records.size(), 4u);
   for (const auto& r : shard.records) {
-    ASSERT_TRUE(by_id.count(r.candidate_id)) << "unknown candidate " << r.candidate_id;
-    EXPECT_TRUE(seen.insert(r.candidate_id).second) << "candidate recorded twice: " << r.candidate_id;
-    const auto& f = by_id.at(r.candidate_id);
-    SCOPED_TRACE(f.name + ": " + r.evidence);
-    EXPECT_EQ(r.status, f.expected) << jobs::to_string(r.status);
-    EXPECT_FALSE(r.evidence.empty());
-    if (!f.evidence_mentions.empty()) {
-      EXPECT_NE(r.evidence.find(f.evidence_mentions), std::string::npos);
+    SCOPED_TRACE(r.candidate_id + ": " + r.evidence);
+    if (r.candidate_id == doomed) {
+      EXPECT_EQ(r.status, jobs::Status::crash);
+      EXPECT_NE(r.evidence.find("died 3 times"), std::string::npos);
+    } else {
+      EXPECT_EQ(r.status, jobs::Status::ok);
     }
-    EXPECT_EQ(r.source, f.source);
-    EXPECT_EQ(r.target, "host");
-    EXPECT_FALSE(r.host.empty());
-    EXPECT_FALSE(r.evaluated_at.empty());
-    ranks.insert(r.rank);
   }
-  EXPECT_EQ(ranks, (std::set<int>{0, 1})) << "both ranks should have pulled work\n" << log_;
+  EXPECT_EQ(log_.find(doomed.substr(0, 8) + ".. was in flight"), std::string::npos)
+      << "the blamed candidate ran again\n"
+      << log_;
+  for (const auto& entry : fs::directory_iterator(dir_))
+    EXPECT_NE(entry.path().extension(), ".journal") << "journal left after the shard was written: " << entry.path();
 }
 
 TEST_F(EvalFaults, CorrectCandidateGetsTimesAndASpeedupOverTheReference) {

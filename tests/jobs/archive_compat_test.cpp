@@ -51,6 +51,18 @@ void drop_record_member(const std::filesystem::path& file, const char* dropped) 
   H5Fclose(f);
 }
 
+// Makes `file` look as a schema-1 writer left it: schema_version 1, neither content_sha256 nor campaign_id.
+void mark_schema_1(const std::filesystem::path& file) {
+  hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(H5Adelete(f, "content_sha256"), 0);
+  ASSERT_GE(H5Adelete(f, "campaign_id"), 0);
+  hid_t attr = H5Aopen(f, "schema_version", H5P_DEFAULT);
+  const long long one = 1;
+  ASSERT_GE(H5Awrite(attr, H5T_NATIVE_LLONG, &one), 0);
+  H5Aclose(attr);
+  H5Fclose(f);
+}
+
 }  // namespace
 
 TEST(JobsArchiveCompat, ShardWithoutTimingNoisyReadsBackNotNoisyWithEveryOtherField) {
@@ -62,6 +74,8 @@ TEST(JobsArchiveCompat, ShardWithoutTimingNoisyReadsBackNotNoisyWithEveryOtherFi
   const auto path = dir.path() / "0000.h5";
   write_shard(path, s);
   drop_record_member(path, "timing_noisy");
+  mark_schema_1(path);  // a file without the member was written by a schema-1 writer
+  std::filesystem::remove(path.string() + ".seal");  // ... which wrote no seal
   const Shard back = read_shard(path);
   ASSERT_EQ(back.records.size(), s.records.size());
   for (std::size_t i = 0; i < s.records.size(); ++i) {

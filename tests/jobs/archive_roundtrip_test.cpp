@@ -1,5 +1,7 @@
 // Shard and generation files: every field written is read back unchanged, empty tables included.
 #include <gtest/gtest.h>
+
+#include <fstream>
 #include <hdf5.h>
 
 #include "archive_samples.hpp"
@@ -115,7 +117,25 @@ TEST(JobsArchive, WriteShardReplacesWholeAndLeavesNoTempFile) {
   EXPECT_EQ(read_shard(path).records.size(), 1u);
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir.path())) files += entry.is_regular_file();
-  EXPECT_EQ(files, 1);
+  EXPECT_EQ(files, 2) << "the shard and its seal, nothing else";
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "0003.h5.seal"));
+}
+
+TEST(JobsArchive, ShardChangedAfterItWasWrittenFailsItsSealBeforeHdf5ReadsIt) {
+  ScratchDir dir("archive");
+  auto path = dir.path() / "0003.h5";
+  write_shard(path, kforge::jobs::testing::sample_shard(2));
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(path) / 2));
+    f.put('\x5a');
+  }
+  try {
+    (void)read_shard(path);
+    FAIL() << "a changed shard was read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("do not match its seal 0003.h5.seal"), std::string::npos) << e.what();
+  }
 }
 
 TEST(JobsArchive, GenerationFileNameIsZeroPadded) {

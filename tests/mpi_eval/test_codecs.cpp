@@ -1,6 +1,8 @@
 // The text formats between processes: result frames, child reports, records and baselines round-trip exactly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -57,26 +59,61 @@ jobs::EvalRecord full_record() {
 
 }  // namespace
 
+const FrameKey kKey = fresh_frame_key();
+
 TEST(Frame, ValidFrameRoundTrips) {
-  const DecodedFrame d = decode_frame(encode_frame(kAwkwardText));
+  const DecodedFrame d = decode_frame(encode_frame(kAwkwardText, kKey), kKey);
   ASSERT_EQ(d.state, FrameState::valid) << d.problem;
   EXPECT_EQ(d.payload, kAwkwardText);
 }
 
-TEST(Frame, FlippedByteIsCaughtByTheChecksum) {
-  std::string bytes = encode_frame("the payload");
+TEST(Frame, FlippedByteFailsAuthentication) {
+  std::string bytes = encode_frame("the payload", kKey);
   bytes.back() ^= 0x01;
-  const DecodedFrame d = decode_frame(bytes);
+  const DecodedFrame d = decode_frame(bytes, kKey);
   EXPECT_EQ(d.state, FrameState::corrupt);
-  EXPECT_NE(d.problem.find("checksum"), std::string::npos) << d.problem;
+  EXPECT_NE(d.problem.find("not authenticated"), std::string::npos) << d.problem;
 }
 
 TEST(Frame, TruncatedAndTrailingBytesAreCorrupt) {
-  const std::string bytes = encode_frame("the payload");
-  EXPECT_EQ(decode_frame(bytes.substr(0, bytes.size() - 1)).state, FrameState::corrupt);
-  EXPECT_EQ(decode_frame(bytes.substr(0, 5)).state, FrameState::corrupt);
-  EXPECT_EQ(decode_frame(bytes + "x").state, FrameState::corrupt);
-  EXPECT_EQ(decode_frame("").state, FrameState::empty);
+  const std::string bytes = encode_frame("the payload", kKey);
+  EXPECT_EQ(decode_frame(bytes.substr(0, bytes.size() - 1), kKey).state, FrameState::corrupt);
+  EXPECT_EQ(decode_frame(bytes.substr(0, 5), kKey).state, FrameState::corrupt);
+  EXPECT_EQ(decode_frame(bytes + "x", kKey).state, FrameState::corrupt);
+  EXPECT_EQ(decode_frame("", kKey).state, FrameState::empty);
+}
+
+// A frame cut to a shorter payload with its length field rewritten to match still carries the old tag.
+TEST(Frame, TruncatedPayloadWithPatchedLengthFailsAuthentication) {
+  std::string bytes = encode_frame("ok; samples 0.99 0.98 0.97", kKey);
+  bytes.resize(bytes.size() - 5);
+  const std::uint64_t length = bytes.size() - kFrameHeaderBytes;
+  for (int i = 0; i < 8; ++i) bytes[4 + i] = static_cast<char>((length >> (8 * i)) & 0xffu);
+  EXPECT_NE(decode_frame(bytes, kKey).problem.find("not authenticated"), std::string::npos);
+}
+
+// A candidate that writes a well-formed frame does not hold this run's key: whatever tag it computes is refused.
+TEST(Frame, FrameForgedWithoutTheKeyIsRefused) {
+  const FrameKey guessed{};  // all zeros, or any key that is not this run's
+  const DecodedFrame d = decode_frame(encode_frame("verify=ok;samples_ms=0.2", guessed), kKey);
+  EXPECT_EQ(d.state, FrameState::corrupt);
+  EXPECT_NE(d.problem.find("not authenticated"), std::string::npos) << d.problem;
+}
+
+// Every child gets a fresh key, so an honest frame recorded from one run is refused by the next.
+TEST(Frame, FrameReplayedFromAnotherRunIsRefused) {
+  const FrameKey earlier_run = fresh_frame_key(), this_run = fresh_frame_key();
+  ASSERT_NE(earlier_run, this_run);
+  EXPECT_EQ(decode_frame(encode_frame("an honest report", earlier_run), this_run).state, FrameState::corrupt);
+}
+
+TEST(Frame, HmacMatchesTheRfc4231TestCase2Construction) {
+  // RFC 4231 case 2 uses a 4-byte key ("Jefe"); zero-padded to 32 bytes it is the same HMAC key.
+  FrameKey jefe{};
+  jefe[0] = 'J', jefe[1] = 'e', jefe[2] = 'f', jefe[3] = 'e';
+  const auto tag = hmac_sha256(jefe, "what do ya want for nothing?");
+  const std::array<std::uint8_t, 4> expected_start{0x5b, 0xdc, 0xc1, 0x46};
+  EXPECT_TRUE(std::equal(expected_start.begin(), expected_start.end(), tag.begin()));
 }
 
 TEST(KvText, EscapesRoundTripAndBadEscapesAreRejected) {

@@ -9,6 +9,8 @@
 #   E. neither SLURM_CONF nor slurm.conf (nor /etc/slurm/slurm.conf): validate says the controller was not
 #      checked (exit 0); run exits 2 naming the site file and slurm.conf and writes nothing; a slurm.conf that
 #      does not exist is exit 2 at its FILE:LINE:COLUMN
+#   F. slurm.agent_partition is asked of the controller too (exit 2 at its key when missing); a partition with a
+#      line break and #SBATCH in it is refused at load, before the controller or the campaign directory
 # Every command runs from the repository root, as the docs show them.
 set -euo pipefail
 BIN=$1 SRC=$2
@@ -77,4 +79,16 @@ sed "s|^  client: auto.*|  client: auto\n  conf: /nonexistent/slurm.conf|" site-
 expect 2 "bad-conf.yaml:12:9: slurm.conf: the site's slurm.conf /nonexistent/slurm.conf is not readable" \
   "$BIN/kforge" run "$CAMPAIGN" --site "$WORK/bad-conf.yaml" --out "$WORK/never2"
 [[ ! -e $WORK/never2 ]] || fail "a run with an unreadable slurm.conf wrote $WORK/never2"
+
+echo "== F. the agents' partition is asked too; a hostile value never reaches the controller"
+sed "s|^  client: auto.*|  client: auto\n  agent_partition: hopper|" site-configs/local-slurm.yaml >"$WORK/agents-ok.yaml"
+expect 0 "and of the agents" "$BIN/kforge" validate "$CAMPAIGN" --site "$WORK/agents-ok.yaml"
+sed "s|^  client: auto.*|  client: auto\n  agent_partition: cpu-nosuch|" site-configs/local-slurm.yaml >"$WORK/agents-no.yaml"
+expect 2 "agents-no.yaml:12:20: slurm.agent_partition: the controller has no partition 'cpu-nosuch'" \
+  "$BIN/kforge" validate "$CAMPAIGN" --site "$WORK/agents-no.yaml"
+sed 's/hopper: {partition: hopper,/hopper: {partition: "hopper\\n#SBATCH --uid=0",/' site-configs/local-slurm.yaml \
+  >"$WORK/injected.yaml"
+expect 2 "slurm.targets.hopper.partition: contains a line break" \
+  "$BIN/kforge" run "$CAMPAIGN" --site "$WORK/injected.yaml" --out "$WORK/never3"
+[[ ! -e $WORK/never3 ]] || fail "a site with an injected partition wrote $WORK/never3"
 echo "site against controller: all phases passed"

@@ -3,6 +3,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <string>
 #include <string_view>
 
 namespace kforge::jobs::detail {
@@ -21,5 +23,12 @@ class Sha256 {
   std::size_t buffered_ = 0;
   std::uint64_t total_bytes_ = 0;
 };
+
+// Lower-case hex of a digest.
+std::string to_hex(const std::array<std::uint8_t, 32>& digest);
+
+// Hex SHA-256 of a file's bytes, read in blocks (the seal of a generation file in campaign.h5). Throws
+// std::runtime_error naming the file when it cannot be read.
+std::string file_sha256_hex(const std::filesystem::path& path);
 
 }  // namespace kforge::jobs::detail

@@ -1,15 +1,10 @@
 #include "host/host_gemm_backend.hpp"
 
-#include <unistd.h>
-
-#include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <fstream>
 #include <stdexcept>
 
 #include "host/cxx_compile.hpp"
 #include "host/gemm_baselines.hpp"
+#include "host/gemm_call.hpp"
 #include "host/gemm_template.hpp"
 #include "timing.hpp"
 #include "verification.hpp"
@@ -18,6 +13,24 @@ namespace kforge::kernels::host {
 namespace {
 
 constexpr int kSpotChecksPerSample = 16;
+
+// Every timed call gets fresh A and B (so a result remembered from an earlier call is wrong) and a poisoned C,
+// copied in while the candidate process is stopped; only run() is under the clock; every result is spot-checked.
+TimedSamples time_in_process(CandidateProcess& process, const jobs::EvalSettings& s, std::mt19937_64& rng,
+                             gemm::Operands& ops) {
+  const auto args = gemm_args(ops.shape);
+  return sample_calls(
+      TimingPolicy::from(s), [&] { process.run(); },
+      [&] {
+        ops.refill(rng);
+        ops.poison_c();
+        process.stage(args, gemm_buffers(ops));
+      },
+      [&] {
+        process.collect(gemm_buffers(ops));
+        return gemm::spot_check(ops, rng, kSpotChecksPerSample);
+      });
+}
 
 }  // namespace
 
@@ -31,31 +44,31 @@ CompileResult HostGemmBackend::compile(const std::string& source, const jobs::Ca
 }
 
 void HostGemmBackend::load(const CompileResult& compiled) {
-  kernel_.load(compiled.artefact, gemm::kEntryPoint);
+  process_ = std::make_unique<CandidateProcess>(compiled.artefact, gemm::kEntryPoint, &invoke_gemm,
+                                                compiled.artefact.parent_path());
+  process_->start_now();
 }
 
-gemm::GemmFn HostGemmBackend::loaded_kernel() const {
-  return kernel_.get("host gemm backend");
+CandidateProcess& HostGemmBackend::process() const {
+  if (!process_) throw std::logic_error("host gemm backend: verify()/time() called before a successful load()");
+  return *process_;
 }
 
 VerifyResult HostGemmBackend::verify(const EvalContext& ctx) {
-  const gemm::GemmFn kernel = loaded_kernel();
+  CandidateProcess& candidate = process();
   const jobs::EvalSettings& s = settings_of(ctx, "host gemm backend");
-  return verify_with_cases(gemm::verification_shapes(gemm::main_shape(s)), s, ctx.seed,
-                           [&](const gemm::Shape& shape, std::mt19937_64& rng) {
-                             return gemm::check_kernel(kernel, shape, rng);
-                           });
+  const gemm::Runner run = [&](gemm::Operands& ops) { candidate.call(gemm_args(ops.shape), gemm_buffers(ops)); };
+  return verify_with_cases(
+      gemm::verification_shapes(gemm::main_shape(s)), s, ctx.seed,
+      [&](const gemm::Shape& shape, std::mt19937_64& rng) { return gemm::check_kernel(run, shape, rng); });
 }
 
 TimeResult HostGemmBackend::time(const EvalContext& ctx) {
-  const gemm::GemmFn kernel = loaded_kernel();
   const jobs::EvalSettings& s = settings_of(ctx, "host gemm backend");
   std::mt19937_64 rng(ctx.seed ^ kTimingStream);
   gemm::Operands ops = gemm::random_operands(gemm::main_shape(s), rng);
-  const TimedSamples timed = sample_calls(
-      TimingPolicy::from(s), [&] { ops.call(kernel); }, [&] { ops.poison_c(); },
-      [&] { return gemm::spot_check(ops, rng, kSpotChecksPerSample); });
-  return time_result(timed, ops.shape.flop(), kHostCeilingFlopPerS);
+  TimeResult result = time_result(time_in_process(process(), s, rng, ops), ops.shape.flop(), kHostCeilingFlopPerS);
+  return with_confinement_note(std::move(result), process().confinement());
 }
 
 std::vector<jobs::Baseline> HostGemmBackend::time_baselines(const EvalContext& ctx) {
@@ -67,10 +80,9 @@ std::vector<jobs::Baseline> HostGemmBackend::time_baselines(const EvalContext& c
   const std::string host = jobs::host_name();
   std::vector<jobs::Baseline> out;
   for (std::size_t n = 0; n < kernels.size(); ++n) {
-    const gemm::GemmFn kernel = kernels[n];
-    // Same policy and the same poisoning before each call as the candidates get.
-    const TimedSamples timed = sample_calls(TimingPolicy::from(s), [&] { ops.call(kernel); }, [&] { ops.poison_c(); });
-    out.push_back(baseline_from(s.baselines[n], timed, host));
+    // In a process of its own, with the same fresh inputs, copies and clock as the candidates get.
+    CandidateProcess process(reinterpret_cast<void*>(kernels[n]), &invoke_gemm, ctx.scratch);
+    out.push_back(baseline_from(s.baselines[n], time_in_process(process, s, rng, ops), host));
   }
   return out;
 }

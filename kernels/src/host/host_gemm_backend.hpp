@@ -1,8 +1,11 @@
 #pragma once
 // The host backend for the gemm family: the system C++ compiler builds the candidate into a shared object,
-// which is dlopen()ed, verified against a double-precision reference and timed on this CPU.
+// loaded into a confined candidate process of its own (candidate_process.hpp), verified against a
+// double-precision reference and timed on this CPU by the harness.
+#include <memory>
+
 #include "gemm_problem.hpp"
-#include "host/shared_object.hpp"
+#include "host/candidate_process.hpp"
 #include "kforge/kernels/backend.hpp"
 
 namespace kforge::kernels::host {
@@ -19,9 +22,9 @@ class HostGemmBackend final : public Backend {
   std::vector<jobs::Baseline> time_baselines(const EvalContext& ctx) override;
 
  private:
-  gemm::GemmFn loaded_kernel() const;  // throws std::logic_error before a successful load()
+  CandidateProcess& process() const;  // throws std::logic_error before a successful load()
 
-  LoadedEntry<gemm::GemmFn> kernel_;
+  std::unique_ptr<CandidateProcess> process_;
 };
 
 }  // namespace kforge::kernels::host

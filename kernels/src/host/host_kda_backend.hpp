@@ -1,9 +1,12 @@
 #pragma once
 // The host backend for the kda family (Kimi Delta Attention forward): the system C++ compiler builds the
-// candidate into a shared object, which is dlopen()ed, verified against the per-token recurrence in double
+// candidate into a shared object, which is loaded into a confined candidate process of its own
+// (candidate_process.hpp), verified against the per-token recurrence in double
 // and timed on this CPU, so KDA campaigns also run on CPU nodes.
+#include <memory>
+
+#include "host/candidate_process.hpp"
 #include "host/kda_problem.hpp"
-#include "host/shared_object.hpp"
 #include "kforge/kernels/backend.hpp"
 
 namespace kforge::kernels::host {
@@ -20,9 +23,9 @@ class HostKdaBackend final : public Backend {
   std::vector<jobs::Baseline> time_baselines(const EvalContext& ctx) override;
 
  private:
-  kda::KdaFn loaded_kernel() const;  // throws std::logic_error before a successful load()
+  CandidateProcess& process() const;  // throws std::logic_error before a successful load()
 
-  LoadedEntry<kda::KdaFn> kernel_;
+  std::unique_ptr<CandidateProcess> process_;
 };
 
 }  // namespace kforge::kernels::host

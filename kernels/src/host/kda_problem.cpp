@@ -146,9 +146,13 @@ Inputs random_inputs(const Shape& shape, std::mt19937_64& rng) {
 }
 
 CheckOutcome check_kernel(KdaFn kernel, const Shape& shape, std::mt19937_64& rng) {
+  return check_kernel([kernel](Inputs& in) { in.call(kernel); }, shape, rng);
+}
+
+CheckOutcome check_kernel(const Runner& run, const Shape& shape, std::mt19937_64& rng) {
   Inputs in = random_inputs(shape, rng);
   const Inputs before = in;
-  in.call(kernel);
+  run(in);
   for (const auto& modified :
        {first_difference(before.q, in.q, "q", shape), first_difference(before.k, in.k, "k", shape),
         first_difference(before.v, in.v, "v", shape), first_difference(before.g, in.g, "g", shape),

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <utility>
@@ -99,6 +100,9 @@ inline constexpr double kNormTolerance = 1e-4;
 
 // Calls the kernel on fresh inputs of this shape and checks: inputs untouched (else cheat_detected), nothing
 // written past o, no NaN/Inf (the poison shows unwritten elements), every element within the tolerance.
+// How the check calls the candidate: in this process, or in the candidate's own (host/candidate_process.hpp).
+using Runner = std::function<void(Inputs&)>;
+CheckOutcome check_kernel(const Runner& run, const Shape& shape, std::mt19937_64& rng);
 CheckOutcome check_kernel(KdaFn kernel, const Shape& shape, std::mt19937_64& rng);
 
 // After a timed call: recomputes one random head in double and compares it; "" when it is right.

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "agents/yaml_values.hpp"
+#include "kforge/jobs/utf8.hpp"
 
 namespace kforge::scheduler {
 namespace {
@@ -73,6 +74,11 @@ bool read_source(const YAML::Node& node, AgentChild& child, std::string& reason)
              std::to_string(kMaxChildSourceBytes) + " allowed";
     return false;
   }
+  // Manifests (YAML) and shards (HDF5 UTF-8 strings) carry the source: other bytes would not arrive unchanged.
+  if (!jobs::is_valid_utf8(node.Scalar())) {
+    reason = "source: not valid UTF-8 text";
+    return false;
+  }
   child.source = node.Scalar();
   return true;
 }
@@ -112,8 +118,13 @@ std::optional<AgentChild> child_of(const YAML::Node& entry, const ChildrenRules&
   }
   if (source && !read_source(source, child, reason)) return std::nullopt;
   if (parents && !read_parents(parents, rules, child, reason)) return std::nullopt;
-  if (const YAML::Node rationale = entry["rationale"]; rationale && rationale.IsScalar())
+  if (const YAML::Node rationale = entry["rationale"]; rationale && rationale.IsScalar()) {
+    if (!jobs::is_valid_utf8(rationale.Scalar())) {
+      reason = "rationale: not valid UTF-8 text";
+      return std::nullopt;
+    }
     child.rationale = rationale.Scalar();
+  }
   return child;
 }
 

@@ -51,7 +51,10 @@ void read_agents(const MapReader& top, CampaignConfig& campaign) {
     }
     a.command = resolve_command(a.command, campaign.file);
     a.weight = agent.get_number("weight", a.weight, number_open(0, 1));
-    a.timeout_s = agent.get_number("timeout_s", a.timeout_s, number_positive());
+    NumberRule seconds = number_closed(0.0, 1e6);  // as evaluation's timeouts: the clocks' range
+    seconds.min_open = true;
+    seconds.allowed = "a number of seconds > 0 and <= 1e+06";
+    a.timeout_s = agent.get_number("timeout_s", a.timeout_s, seconds);
     campaign.agents.push_back(a);
   }
 }

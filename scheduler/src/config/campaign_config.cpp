@@ -9,6 +9,8 @@ namespace config_detail {
 namespace {
 
 const std::vector<std::string> kBackends = {"host", "cuda", "replay"};
+constexpr int kMaxPopulation = 65536;  // candidates per island and generation (docs/campaign-schema.md, "Limits")
+constexpr std::int64_t kMaxGenerationCandidates = std::int64_t{1} << 20;  // over all islands
 
 bool is_backend(std::string_view name) {
   for (const auto& b : kBackends)
@@ -50,6 +52,8 @@ void read_campaign_section(const MapReader& top, CampaignConfig& config) {
   if (!is_backend(config.backend)) campaign.fail("backend", "unknown backend '" + config.backend + "'", backend_allowed);
 
   config.targets = read_targets(campaign, config.backend);
+  for (const char* key : {"family", "backend", "targets"}) record_where(config.where, campaign, key);
+  config.where["campaign"] = top.where("campaign");
   config.compile_flags = campaign.get_string("compile_flags", "", "a string of compiler flags, e.g. \"-funroll-loops\"");
 }
 
@@ -62,8 +66,14 @@ SearchSpec read_search(const MapReader& top) {
                                             "min_operator_share"});
   SearchSpec s;
   s.generations = search.get_int("generations", s.generations, int_at_least(1));
-  s.population = search.get_int("population", s.population, int_at_least(2));
-  s.offspring = search.get_int("offspring", s.offspring, int_at_least(1));
+  // Every candidate of a generation is held in memory with its source and record (several KiB each), per island:
+  // beyond kMaxPopulation the scheduler would run out of memory long before the cluster ran out of work.
+  IntRule population = int_between(2, kMaxPopulation);
+  population.allowed += ", per island";
+  s.population = search.get_int("population", s.population, population);
+  IntRule offspring = int_between(1, kMaxPopulation);
+  offspring.allowed += ", per island";
+  s.offspring = search.get_int("offspring", s.offspring, offspring);
   IntRule elite = int_between(0, s.population - 1);
   elite.allowed += ", below search.population";
   s.elite = search.get_int("elite", s.elite, elite);
@@ -97,6 +107,21 @@ SearchSpec read_search(const MapReader& top) {
   return s;
 }
 
+// Each island keeps its population and breeds its offspring: the whole generation is held in memory at once.
+void check_generation_size(const MapReader& top, const CampaignConfig& config) {
+  const std::int64_t islands = static_cast<std::int64_t>(config.targets.size());
+  const std::int64_t candidates =
+      islands * (static_cast<std::int64_t>(config.search.population) + config.search.offspring);
+  if (candidates <= kMaxGenerationCandidates) return;
+  MapReader search = top.section("search", {});
+  search.fail(search.has("offspring") ? "offspring" : "population",
+              std::to_string(islands) + " islands x (population " + std::to_string(config.search.population) +
+                  " + offspring " + std::to_string(config.search.offspring) + ") = " + std::to_string(candidates) +
+                  " candidates per generation, more than " + std::to_string(kMaxGenerationCandidates) +
+                  " fit the scheduler's memory",
+              "(population + offspring) x targets <= " + std::to_string(kMaxGenerationCandidates));
+}
+
 }  // namespace config_detail
 
 CampaignConfig parse_campaign(const std::string& text, const std::filesystem::path& file) {
@@ -109,8 +134,9 @@ CampaignConfig parse_campaign(const std::string& text, const std::filesystem::pa
   config.file = file;
   config.text = text;
   read_campaign_section(top, config);
-  config.space = read_space(top);
+  config.space = read_space(top, config.where);
   config.search = read_search(top);
+  check_generation_size(top, config);
   read_evaluation(top, config);
   read_agents(top, config);
   return config;

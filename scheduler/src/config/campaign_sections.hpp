@@ -5,11 +5,18 @@
 
 namespace kforge::scheduler::config_detail {
 
-// top is the document's top-level mapping; each reader takes its section from it.
-SpaceSpec read_space(const MapReader& top);
+// Records where m's key is written under its dotted path in `where`, and each element of a list (key[i]) or
+// mapping (key.NAME) it holds.
+void record_where(std::map<std::string, SourceLocation>& where, const MapReader& m, const std::string& key);
+
+// top is the document's top-level mapping; each reader takes its section from it. read_space records where
+// each parameter's values are written.
+SpaceSpec read_space(const MapReader& top, std::map<std::string, SourceLocation>& where);
 SearchSpec read_search(const MapReader& top);
 // Fills the evaluation settings and candidates_per_rank of campaign.
 void read_evaluation(const MapReader& top, CampaignConfig& campaign);
 void read_agents(const MapReader& top, CampaignConfig& campaign);
+// (population + offspring) x islands within what the scheduler holds in memory; fails at search.offspring.
+void check_generation_size(const MapReader& top, const CampaignConfig& config);
 
 }  // namespace kforge::scheduler::config_detail

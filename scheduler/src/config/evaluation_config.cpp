@@ -20,6 +20,24 @@ std::map<std::string, std::int64_t> read_problem(const MapReader& evaluation) {
   return sizes;
 }
 
+// Limits are converted to bytes, microseconds and rlim_t on the nodes: the largest values accepted here keep every
+// conversion inside 64 bits (docs/campaign-schema.md, "Limits").
+constexpr std::int64_t kMaxLimitMb = std::int64_t{1} << 24;  // 16 TiB; times 2^20 stays far below 2^63
+constexpr double kMaxSeconds = 1e6;                          // about 11.6 days; in microseconds far below 2^63
+
+NumberRule seconds_rule() {
+  NumberRule rule = number_closed(0.0, kMaxSeconds);
+  rule.min_open = true;
+  rule.allowed = "a number of seconds > 0 and <= 1e+06";
+  return rule;
+}
+
+IntRule megabytes_rule() {
+  IntRule rule = int_between(1, kMaxLimitMb);
+  rule.allowed += " (MiB; 16 TiB at most, so that the limit in bytes fits 64 bits)";
+  return rule;
+}
+
 void read_repeats(const MapReader& evaluation, jobs::EvalSettings& eval) {
   eval.warmup = evaluation.get_int("warmup", eval.warmup, int_at_least(0));
   eval.min_repeats = evaluation.get_int("min_repeats", eval.min_repeats, int_at_least(1));
@@ -33,15 +51,15 @@ void read_repeats(const MapReader& evaluation, jobs::EvalSettings& eval) {
                     "min_repeats <= max_repeats");
   }
   eval.target_spread = evaluation.get_number("target_spread", eval.target_spread, number_open(0, 1));
-  eval.time_cap_s = evaluation.get_number("time_cap_s", eval.time_cap_s, number_positive());
+  eval.time_cap_s = evaluation.get_number("time_cap_s", eval.time_cap_s, seconds_rule());
 }
 
 void read_limits(const MapReader& evaluation, jobs::EvalSettings& eval) {
-  eval.wall_timeout_s = evaluation.get_number("timeout_s", eval.wall_timeout_s, number_positive());
-  eval.cpu_limit_s = evaluation.get_number("cpu_limit_s", eval.cpu_limit_s, number_positive());
-  eval.memory_limit_mb = evaluation.get_int64("memory_limit_mb", eval.memory_limit_mb, int_at_least(1));
-  eval.file_limit_mb = evaluation.get_int64("file_limit_mb", eval.file_limit_mb, int_at_least(1));
-  eval.compile_timeout_s = evaluation.get_number("compile_timeout_s", eval.compile_timeout_s, number_positive());
+  eval.wall_timeout_s = evaluation.get_number("timeout_s", eval.wall_timeout_s, seconds_rule());
+  eval.cpu_limit_s = evaluation.get_number("cpu_limit_s", eval.cpu_limit_s, seconds_rule());
+  eval.memory_limit_mb = evaluation.get_int64("memory_limit_mb", eval.memory_limit_mb, megabytes_rule());
+  eval.file_limit_mb = evaluation.get_int64("file_limit_mb", eval.file_limit_mb, megabytes_rule());
+  eval.compile_timeout_s = evaluation.get_number("compile_timeout_s", eval.compile_timeout_s, seconds_rule());
 }
 
 // The measured space a replay campaign answers from; relative paths are relative to the campaign file, and the
@@ -68,7 +86,7 @@ void read_evaluation(const MapReader& top, CampaignConfig& campaign) {
       top.section("evaluation", {"problem", "baselines", "timeout_s", "cpu_limit_s", "memory_limit_mb", "file_limit_mb",
                                  "compile_timeout_s", "warmup", "min_repeats", "max_repeats", "target_spread",
                                  "time_cap_s", "compiler", "compile_flags", "compile_only", "candidates_per_rank",
-                                 "replay_cache", "max_spill_bytes"});
+                                 "replay_cache", "max_spill_bytes", "confirm_top", "confirm_rounds"});
   jobs::EvalSettings& eval = campaign.eval;
   eval.problem = read_problem(evaluation);
   eval.baselines = evaluation.get_string_list("baselines", eval.baselines, is_identifier,
@@ -85,6 +103,10 @@ void read_evaluation(const MapReader& top, CampaignConfig& campaign) {
   campaign.candidates_per_rank =
       evaluation.get_int("candidates_per_rank", campaign.candidates_per_rank, int_at_least(1));
   read_replay_cache(evaluation, campaign);
+  campaign.confirm.top = evaluation.get_int("confirm_top", campaign.confirm.top, int_at_least(0));
+  campaign.confirm.rounds = evaluation.get_int("confirm_rounds", campaign.confirm.rounds, int_at_least(2));
+  campaign.where["evaluation"] = evaluation.where();
+  for (const char* key : {"problem", "baselines", "memory_limit_mb"}) record_where(campaign.where, evaluation, key);
 }
 
 }  // namespace kforge::scheduler::config_detail

@@ -64,6 +64,8 @@ std::vector<std::string> read_string_list(const MapReader& section, const std::s
       section.fail_at(list[i], section.key_path(key) + "[" + std::to_string(i) + "]",
                       "expected a string, got " + describe_value(list[i]), allowed);
     }
+    require_sbatch_safe(section, list[i], section.key_path(key) + "[" + std::to_string(i) + "]", list[i].Scalar(),
+                        allowed);
     out.push_back(list[i].Scalar());
   }
   return out;
@@ -85,14 +87,14 @@ void read_slurm_section(const MapReader& top, SiteConfig& site) {
     section.fail("client", "unknown client '" + spec.client + "'", "auto, libslurm or cli");
   }
   const std::string conf_allowed = "the absolute path of the site's slurm.conf, e.g. /etc/slurm/slurm.conf";
-  spec.conf = section.get_string("conf", spec.conf, conf_allowed);
+  spec.conf = get_sbatch_string(section, "conf", spec.conf, conf_allowed);
   spec.conf_where = section.where("conf");
   if (section.has("conf") && !spec.conf.starts_with("/")) {
     section.fail("conf", "'" + spec.conf + "' is not an absolute path", conf_allowed);
   }
-  spec.account = section.get_string("account", spec.account, "a Slurm account");
-  spec.qos = section.get_string("qos", spec.qos, "a Slurm QOS");
-  spec.reservation = section.get_string("reservation", spec.reservation, "a Slurm reservation");
+  spec.account = get_sbatch_string(section, "account", spec.account, "a Slurm account");
+  spec.qos = get_sbatch_string(section, "qos", spec.qos, "a Slurm QOS");
+  spec.reservation = get_sbatch_string(section, "reservation", spec.reservation, "a Slurm reservation");
   spec.time_limit_min = section.get_int("time_limit_min", spec.time_limit_min, int_at_least(1));
   spec.ranks_per_task = section.get_int("ranks_per_task", spec.ranks_per_task, int_at_least(1));
   spec.cpus_per_rank = section.get_int("cpus_per_rank", spec.cpus_per_rank, int_at_least(1));
@@ -101,16 +103,21 @@ void read_slurm_section(const MapReader& top, SiteConfig& site) {
   if (spec.mpi_launch != "srun" && spec.mpi_launch != "mpirun") {
     section.fail("mpi_launch", "unknown launcher '" + spec.mpi_launch + "'", "srun or mpirun");
   }
-  spec.srun_mpi = section.get_string("srun_mpi", spec.srun_mpi, "an srun --mpi plugin: pmix, pmi2, none");
+  spec.srun_mpi = get_sbatch_string(section, "srun_mpi", spec.srun_mpi, "an srun --mpi plugin: pmix, pmi2, none");
   spec.modules = read_string_list(section, "modules", "a list of module names, e.g. [openmpi/4.1]");
   MapReader env = section.section("environment", {});
   for (const auto& [key, value] : env.entries()) {
     const std::string name = key.Scalar();
     if (!is_identifier(name)) env.fail(name, "'" + name + "' is not a variable name", "an identifier");
     spec.environment[name] = env.require_string(name, "a string value");
+    require_sbatch_safe(env, env.value(name), env.key_path(name), spec.environment[name], "a string value");
   }
-  spec.poll_interval_s = section.get_number("poll_interval_s", spec.poll_interval_s, number_positive());
-  spec.agent_partition = section.get_string("agent_partition", spec.agent_partition, "a Slurm partition for agents");
+  NumberRule poll = number_closed(0.0, 3600.0);  // a larger value overflows the clocks (and never polls)
+  poll.min_open = true;
+  poll.allowed = "a number of seconds > 0 and <= 3600";
+  spec.poll_interval_s = section.get_number("poll_interval_s", spec.poll_interval_s, poll);
+  spec.agent_partition = get_sbatch_string(section, "agent_partition", spec.agent_partition, "a Slurm partition for agents");
+  spec.agent_partition_where = section.where("agent_partition");
   spec.agent_cpus = section.get_int("agent_cpus", spec.agent_cpus, int_at_least(1));
   read_slurm_targets(section, spec);
 }

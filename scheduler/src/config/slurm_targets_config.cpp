@@ -67,6 +67,7 @@ std::vector<std::string> read_extra_options(const MapReader& t) {
     const std::string item_key = t.key_path(key) + "[" + std::to_string(i) + "]";
     if (!list[i].IsScalar()) t.fail_at(list[i], item_key, "expected a string, got " + describe_value(list[i]), allowed);
     const std::string text = list[i].Scalar();
+    require_sbatch_safe(t, list[i], item_key, text, allowed);
     const std::string name = text.starts_with("--") ? text.substr(2, text.find('=') - 2) : "";
     if (!text.starts_with("--") || !is_option_name(name) || text.find('\n') != std::string::npos) {
       t.fail_at(list[i], item_key, "'" + text + "' is not an sbatch long option", allowed);
@@ -118,9 +119,10 @@ int gpu_count(const std::string& gres) {
 SlurmTargetSpec read_target(const MapReader& t, const SlurmExecutorSpec& site_wide) {
   SlurmTargetSpec target;
   target.partition = t.require_string("partition", "a Slurm partition name");
+  require_sbatch_safe(t, t.value("partition"), t.key_path("partition"), target.partition, "a Slurm partition name");
   if (target.partition.empty()) t.fail("partition", "empty partition name", "a Slurm partition name");
-  target.gres = t.get_string("gres", "", "a GRES per node, e.g. gpu:h100:4");
-  target.constraint = t.get_string("constraint", "", "a Slurm node feature expression");
+  target.gres = get_sbatch_string(t, "gres", "", "a GRES per node, e.g. gpu:h100:4");
+  target.constraint = get_sbatch_string(t, "constraint", "", "a Slurm node feature expression");
   target.nodes = t.get_int("nodes", 1, int_at_least(1));
   target.gpus_per_node = t.get_int("gpus_per_node", 0, int_between(0, 64));
   if (t.has("ranks_per_task")) target.ranks_per_task = t.get_int("ranks_per_task", 1, int_at_least(1));
@@ -131,8 +133,8 @@ SlurmTargetSpec read_target(const MapReader& t, const SlurmExecutorSpec& site_wi
   if (t.has("mem") && !is_slurm_memory(target.mem))
     t.fail("mem", "'" + target.mem + "' is not a memory size", mem_allowed);
   target.exclusive = t.get_bool("exclusive", false);
-  if (t.has("account")) target.account = t.get_string("account", "", "a Slurm account");
-  if (t.has("qos")) target.qos = t.get_string("qos", "", "a Slurm QOS");
+  if (t.has("account")) target.account = get_sbatch_string(t, "account", "", "a Slurm account");
+  if (t.has("qos")) target.qos = get_sbatch_string(t, "qos", "", "a Slurm QOS");
   target.extra_sbatch_options = read_extra_options(t);
   target.partition_where = t.where("partition");
   target.gres_where = t.has("gres") ? t.where("gres") : t.where();
@@ -176,7 +178,11 @@ void read_slurm_targets(const MapReader& slurm, SlurmExecutorSpec& spec) {
     target.where = targets.where(name);
     spec.targets[name] = target;
   }
-  if (spec.targets.empty()) slurm.fail_missing("targets", allowed);
+  if (spec.targets.empty()) {
+    // `targets: {}` is reported at its own line, a missing key at the slurm mapping.
+    if (slurm.has("targets")) slurm.fail("targets", "no targets", allowed);
+    slurm.fail_missing("targets", allowed);
+  }
 }
 
 }  // namespace kforge::scheduler::config_detail

@@ -80,7 +80,7 @@ std::vector<ConstraintSpec> read_constraints(const MapReader& space) {
 
 }  // namespace
 
-SpaceSpec read_space(const MapReader& top) {
+SpaceSpec read_space(const MapReader& top, std::map<std::string, SourceLocation>& where) {
   if (!top.has("space")) top.fail_missing("space", "a mapping with keys: parameters, constraints");
   MapReader space = top.section("space", {"parameters", "constraints"});
   const std::string allowed = "a mapping NAME: [values] with at least one parameter";
@@ -88,7 +88,12 @@ SpaceSpec read_space(const MapReader& top) {
   MapReader params = space.section("parameters", {});
   if (params.entries().empty()) space.fail("parameters", "no parameters", allowed);
   SpaceSpec spec;
-  for (const auto& [name, list] : params.entries()) spec.parameters.push_back(read_parameter(params, name, list));
+  for (const auto& [name, list] : params.entries()) {
+    spec.parameters.push_back(read_parameter(params, name, list));
+    record_where(where, params, name.Scalar());
+  }
+  record_where(where, space, "parameters");
+  record_where(where, space, "constraints");
   spec.constraints = read_constraints(space);
   return spec;
 }

@@ -15,7 +15,11 @@
 
 namespace kforge::scheduler::config_detail {
 
-// Reads a whole file; throws ConfigError (key "<file>") naming strerror when it cannot.
+// Config files are small: a larger one is a mistake (or /dev/zero), refused before it is read whole.
+inline constexpr std::size_t kMaxConfigFileBytes = std::size_t{1} << 20;
+
+// Reads a whole regular file of at most kMaxConfigFileBytes; throws ConfigError (key "<file>") naming strerror,
+// the kind of file (a FIFO, a directory, a character device) or the size when it cannot.
 std::string read_config_file(const std::filesystem::path& file);
 
 // YAML::Load that turns a syntax error into ConfigError with key "<yaml>".

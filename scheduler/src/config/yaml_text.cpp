@@ -1,5 +1,6 @@
 // Reading config files and recognising YAML scalars: files, syntax errors, integers, numbers, names.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -63,16 +64,37 @@ bool looks_like_yaml_float(std::string_view t) {
 }  // namespace
 
 std::string read_config_file(const std::filesystem::path& file) {
-  FileDescriptor fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: opening a FIFO with no writer must not hang; the type check below then refuses it.
+  FileDescriptor fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) fail_read(file, errno);
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0) fail_read(file, errno);
+  if (!S_ISREG(info.st_mode)) {
+    const char* kind = S_ISDIR(info.st_mode)    ? "a directory"
+                       : S_ISFIFO(info.st_mode) ? "a FIFO"
+                       : S_ISCHR(info.st_mode)  ? "a character device"
+                       : S_ISBLK(info.st_mode)  ? "a block device"
+                       : S_ISSOCK(info.st_mode) ? "a socket"
+                                                : "not a regular file";
+    throw ConfigError({file.string(), 1, 1}, "<file>", std::string("cannot read: it is ") + kind,
+                      "a readable YAML file");
+  }
+  auto too_large = [&](const std::string& size) {
+    throw ConfigError(
+        {file.string(), 1, 1}, "<file>",
+        "cannot read: " + size + " is larger than the limit of " + std::to_string(kMaxConfigFileBytes) + " bytes",
+        "a readable YAML file of at most 1 MiB");
+  };
+  if (info.st_size > static_cast<off_t>(kMaxConfigFileBytes)) too_large(std::to_string(info.st_size) + " bytes");
   std::string text;
   char buffer[8192];
   for (;;) {
     ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail_read(file, errno);  // e.g. EISDIR for a directory
+    if (n < 0) fail_read(file, errno);
     if (n == 0) break;
     text.append(buffer, static_cast<std::size_t>(n));
+    if (text.size() > kMaxConfigFileBytes) too_large("the file (still growing)");  // grew since fstat
   }
   return text;
 }

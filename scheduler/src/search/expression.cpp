@@ -24,6 +24,9 @@ bool truthy(const ExprValue& v) {
 }
 
 Expression::Expression(std::string text, const NameKinds& names) : text_(std::move(text)) {
+  if (text_.size() > kMaxExpressionChars)  // before tokenizing: tokens of a huge text cost memory too
+    throw ExpressionError(kMaxExpressionChars + 1, "longer than " + std::to_string(kMaxExpressionChars) +
+                                                        " characters (" + std::to_string(text_.size()) + ")");
   auto root = expr::parse(text_);
   expr::check(*root, names, text_);
   root_ = std::move(root);

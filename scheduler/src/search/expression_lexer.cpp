@@ -1,7 +1,9 @@
 // Tokenizer of constraint expressions.
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstdint>
 #include <string>
 
@@ -84,7 +86,13 @@ class Lexer {
                                           "' in a number; expected digits, '.', an exponent or an operator");
     Token t = make(Token::Kind::literal, begin);
     if (is_float) {
-      t.value = std::stod(t.text);  // the grammar above only admits what stod accepts
+      // The grammar above only admits what strtod reads whole; ERANGE is a literal no double holds (or only as 0).
+      errno = 0;
+      const double v = std::strtod(t.text.c_str(), nullptr);
+      if (errno == ERANGE)
+        throw ExpressionError(begin + 1, "number " + t.text.substr(0, 40) +
+                                             " is out of the range of a double (about 2.2e-308 to 1.8e308)");
+      t.value = v;
     } else {
       std::int64_t v = 0;
       const auto [ptr, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);

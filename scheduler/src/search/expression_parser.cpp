@@ -12,7 +12,12 @@ const char* const kOperandHint = "an operand (a number, a 'string', True, False,
 
 class Parser {
  public:
-  explicit Parser(std::string_view text) : tokens_(tokenize(text)) {}
+  explicit Parser(std::string_view text) : tokens_(tokenize(text)) {
+    if (tokens_.size() - 1 > kMaxExpressionTokens)  // the last token is Kind::end
+      throw ExpressionError(tokens_[kMaxExpressionTokens].begin + 1,
+                            "more than " + std::to_string(kMaxExpressionTokens) +
+                                " tokens (split it into several constraints: they all must hold)");
+  }
 
   NodePtr parse_all() {
     NodePtr root = parse_or();
@@ -59,7 +64,24 @@ class Parser {
     return n;
   }
 
+  // Every nested '(' or list goes through parse_or again: that recursion is what the nesting limit bounds.
+  class NestingGuard {
+   public:
+    NestingGuard(int& depth, const Token& at) : depth_(depth) {
+      if (++depth_ > kMaxExpressionNesting)
+        throw ExpressionError(at.begin + 1, "nested more than " + std::to_string(kMaxExpressionNesting) +
+                                                " levels deep (parentheses and lists)");
+    }
+    NestingGuard(const NestingGuard&) = delete;
+    NestingGuard& operator=(const NestingGuard&) = delete;
+    ~NestingGuard() { --depth_; }
+
+   private:
+    int& depth_;
+  };
+
   NodePtr parse_or() {
+    const NestingGuard guard(depth_, peek());
     NodePtr lhs = parse_and();
     while (at("or") || at("||")) {
       const std::size_t op_at = take().begin;
@@ -204,6 +226,7 @@ class Parser {
 
   std::vector<Token> tokens_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

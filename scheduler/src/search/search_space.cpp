@@ -41,8 +41,9 @@ std::unique_ptr<Expression> parse_constraint(const ConstraintSpec& c, std::size_
     const bool unknown_name = e.problem().rfind("unknown parameter", 0) == 0;
     // For an unknown name the known ones go in the "allowed" part of the message, once.
     const std::string problem = unknown_name ? e.problem().substr(0, e.problem().find("; known")) : e.problem();
-    throw ConfigError(c.where, key,
-                      "\"" + c.expression + "\": column " + std::to_string(e.column()) + ": " + problem,
+    // A hostile expression can be megabytes long: the message quotes its start.
+    const std::string shown = c.expression.size() > 120 ? c.expression.substr(0, 120) + "..." : c.expression;
+    throw ConfigError(c.where, key, "\"" + shown + "\": column " + std::to_string(e.column()) + ": " + problem,
                       unknown_name ? "a parameter of space.parameters: " + parameter_names(parameters)
                                    : std::string(kExpressionSyntax));
   }

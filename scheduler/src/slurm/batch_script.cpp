@@ -5,6 +5,8 @@
 #include <stdexcept>
 
 #include "kforge/embedded_sbatch.hpp"
+#include "kforge/scheduler/campaign_dir.hpp"
+#include "node_list.hpp"
 
 namespace kforge::scheduler::slurm_detail {
 
@@ -44,7 +46,9 @@ std::string optional_lines(const ArrayJob& job, const SlurmExecutorSpec& spec) {
 // whole name stays readable in `squeue -o %.40j` and its start in squeue's default 8-column NAME; the
 // comment (below) and DIR/gNNNN/slurm/jobs keep the full names.
 std::string job_name(const ArrayJob& job) {
-  return "kf:" + job.campaign.substr(0, 16) + ":g" + std::to_string(job.generation) + ":" + job.target.substr(0, 10);
+  // The confirmation's rounds (kConfirmStage) are named "confirm" where a generation's tasks say gN.
+  const std::string stage = job.generation == kConfirmStage ? "confirm" : "g" + std::to_string(job.generation);
+  return "kf:" + job.campaign.substr(0, 16) + ":" + stage + ":" + job.target.substr(0, 10);
 }
 
 std::string comment(const ArrayJob& job) {
@@ -62,13 +66,20 @@ std::string launch_command(const SlurmExecutorSpec& spec) { return launch_comman
 std::string launch_command(const SlurmExecutorSpec& spec, int ranks_per_task) {
   const std::string ranks = std::to_string(ranks_per_task);
   if (spec.mpi_launch == "mpirun") return "mpirun -np " + ranks;
-  return "srun --mpi=" + spec.srun_mpi + " -n " + ranks;
+  // --kill-on-bad-exit: a rank that dies (a crash, a node lost under it) ends the step, so the task fails and is
+  // retried now; without it the other ranks wait for the dead one until the task's time limit.
+  return "srun --mpi=" + spec.srun_mpi + " --kill-on-bad-exit=1 -n " + ranks;
 }
 
-std::string exclude_list(const std::set<std::string>& failed_nodes, std::uint32_t partition_nodes) {
-  if (failed_nodes.empty() || failed_nodes.size() >= partition_nodes) return "";
+std::string exclude_list(const std::set<std::string>& failed_nodes, std::uint32_t partition_nodes,
+                         std::uint32_t nodes_per_task) {
+  std::set<std::string> nodes;
+  for (const auto& list : failed_nodes) {
+    for (auto& node : expand_node_list(list)) nodes.insert(std::move(node));
+  }
+  if (nodes.empty() || nodes.size() + std::max<std::uint32_t>(1, nodes_per_task) > partition_nodes) return "";
   std::string list;
-  for (const auto& node : failed_nodes) list += (list.empty() ? "" : ",") + node;
+  for (const auto& node : nodes) list += (list.empty() ? "" : ",") + node;
   return list;
 }
 

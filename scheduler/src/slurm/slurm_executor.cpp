@@ -12,11 +12,12 @@
 #include "agent_job.hpp"
 #include "batch_script.hpp"
 #include "detail/elapsed.hpp"
-#include "detail/log_excerpt.hpp"
+#include "failed_task.hpp"
 #include "job_ledger.hpp"
 #include "kforge/jobs/text_file.hpp"
 #include "kforge/slurm/slurm_client.hpp"
 #include "kforge/slurm/task_postmortem.hpp"
+#include "requeue_watch.hpp"
 
 namespace kforge::scheduler {
 namespace fs = std::filesystem;
@@ -29,6 +30,7 @@ struct ActiveArray {
   std::vector<int> tasks;  // array task i evaluates tasks[i]
   std::set<std::uint32_t> open;  // array task ids not finished yet
   std::string output;      // --output pattern; %a is the array task id
+  int generation = 0;
 };
 
 // DIR/gNNNN/logs/array-K-%A_%a.out: where Slurm writes the output of array K (kforge's index of the array in
@@ -104,6 +106,7 @@ class SlurmExecutor final : public Executor {
   void attach(const JobLedger& ledger, int ledger_generation, std::set<int>& wanted, std::vector<ActiveArray>& active) {
     for (const auto& entry : ledger.load()) {
       ActiveArray a{entry.job_id, entry.tasks, {}, array_output(dir_, ledger_generation, entry.array_index).string()};
+      a.generation = ledger_generation;
       for (const auto& s : slurm([&](auto& c) { return c.array_task_states(entry.job_id); })) {
         if (!s.is_finished()) a.open.insert(s.task_id);
       }
@@ -130,6 +133,7 @@ class SlurmExecutor final : public Executor {
                               tasks.begin() + static_cast<std::ptrdiff_t>(std::min(tasks.size(), begin + chunk)));
         if (auto job = submit_array(ledger, generation, target, part, chunk)) {
           active.push_back(ActiveArray{*job, part, {}, array_output(dir_, generation, last_array_index_).string()});
+          active.back().generation = generation;
           for (std::uint32_t i = 0; i < part.size(); ++i) active.back().open.insert(i);
           begin += part.size();
         }
@@ -149,7 +153,7 @@ class SlurmExecutor final : public Executor {
     const std::string script = render_batch_script(job, site_.slurm);
     jobs::write_text_file_atomically(ledger.script(k), script);
     kforge::slurm::ArraySubmission sub = submission_for(job, script);
-    sub.exclude = nodes_to_exclude(target, tasks);
+    sub.exclude = nodes_to_exclude(generation, target, tasks);
     for (double wait_s = site_.slurm.poll_interval_s;; wait_s = std::min(wait_s * 2, 60.0)) {
       try {
         const auto id = slurm([&](auto& c) { return c.submit_array(sub); });
@@ -173,18 +177,33 @@ class SlurmExecutor final : public Executor {
     }
   }
 
-  // A retried task avoids the nodes it failed on, where its partition has others.
-  std::string nodes_to_exclude(const std::string& target, const std::vector<int>& tasks) {
+  // A retried task avoids the nodes it failed on, where its partition has others. When it cannot avoid all of
+  // them (a multi-node task on a small partition), it avoids those the controller now reports not responding
+  // or out of service: a node that died under a task is not yet DOWN when the task's failure is seen.
+  std::string nodes_to_exclude(int generation, const std::string& target, const std::vector<int>& tasks) {
     std::set<std::string> failed;
     for (int t : tasks) {
-      if (auto it = failed_nodes_.find(t); it != failed_nodes_.end()) failed.insert(it->second.begin(), it->second.end());
+      if (auto it = failed_nodes_.find({generation, t}); it != failed_nodes_.end())
+        failed.insert(it->second.begin(), it->second.end());
     }
     if (failed.empty()) return "";
     const std::string& partition = site_.slurm.targets.at(target).partition;
     const auto nodes = slurm([&](auto& c) { return c.partition_node_count(partition); });
-    std::string list = exclude_list(failed, nodes);
+    const auto per_task = static_cast<std::uint32_t>(std::max(1, site_.slurm.targets.at(target).nodes));
+    std::string list = exclude_list(failed, nodes, per_task), which = "the nodes they failed on";
+    if (list.empty()) {
+      std::set<std::string> unusable;
+      for (const auto& nodes_of_task : failed) {
+        for (const auto& n : kforge::slurm::query_node_states(nodes_of_task)) {
+          if (!n.usable()) unusable.insert(n.name);
+        }
+      }
+      list = exclude_list(unusable, nodes, per_task);
+      which = "those not responding or out of service now";
+    }
     std::cerr << "kforge: retry in partition " << partition << " (" << nodes << " node(s)): "
-              << (list.empty() ? "no node excluded, none would be left" : "excluding " + list) << std::endl;
+              << (list.empty() ? "no node excluded, too few would be left" : "excluding " + which + ": " + list)
+              << std::endl;
     return list;
   }
 
@@ -260,37 +279,37 @@ class SlurmExecutor final : public Executor {
       return;
     }
     for (const auto& s : states) {
-      if (!a.open.count(s.task_id) || !s.is_finished() || s.task_id >= a.tasks.size()) continue;
+      if (!a.open.count(s.task_id) || s.task_id >= a.tasks.size()) continue;
+      watch_requeue(a, s);
+      if (!s.is_finished()) continue;
       a.open.erase(s.task_id);
       const int task = a.tasks[s.task_id];
       const bool ok = s.state == "COMPLETED" && s.exit_code == 0;
       TaskEnd end{task, ok, "", output_of(a, s.task_id)};
+      if (auto h = history_.find({a.generation, task}); h != history_.end()) {
+        end.history = h->second;
+        history_.erase(h);
+      }
       if (!ok) {
         // kforge cancels only while it stops (and then stops polling): a CANCELLED task was someone's scancel.
         end.retry = s.state != "CANCELLED";
-        if (end.retry && !s.node.empty()) failed_nodes_[task].insert(s.node);
-        end.reason = describe_failed_task(a, s, end.log, postmortems_left_-- > 0);
+        if (end.retry && !s.node.empty()) failed_nodes_[{a.generation, task}].insert(s.node);
+        end.reason = describe_failed_task(a.job, s, end.log, postmortems_left_-- > 0);
       }
       ends[task] = end;
     }
   }
 
-  // One paragraph: Slurm's state, what the job's own output says (or that it has none), the controller's record
-  // and the slurmd log lines about it. The post-mortem costs a few tool calls, so only the first failures of a
-  // driver's lifetime get one; the rest repeat Slurm's state.
-  static std::string describe_failed_task(const ActiveArray& a, const kforge::slurm::ArrayTaskState& s,
-                                          const std::string& output, bool postmortem) {
-    const std::string id = std::to_string(a.job) + "_" + std::to_string(s.task_id);
-    std::string text = "Slurm array task " + id + " " + s.state + " (" + s.reason + ", exit code " +
-                       std::to_string(s.exit_code) + (s.signal ? ", signal " + std::to_string(s.signal) : "") +
-                       (s.node.empty() ? "" : ", node " + s.node) + ")";
-    if (s.state == "CANCELLED") text += "; cancelled outside kforge (scancel): a decision, not resubmitted";
-    text += "; " + detail::log_excerpt(output);
-    if (!postmortem) return text;
-    const auto pm = kforge::slurm::task_postmortem(a.job, s.task_id, s.node);
-    return text + "; controller: " + pm.controller + "; " + pm.slurmd;
+  // A requeue (requeue_watch.hpp) is told at once and kept for the task's end, with the state of the nodes it
+  // ran on: the one that failed shows as down or not responding.
+  void watch_requeue(const ActiveArray& a, const kforge::slurm::ArrayTaskState& s) {
+    const auto requeue = requeues_.observe(a.job, s);
+    if (!requeue) return;
+    const std::string text = requeue->text + "; nodes: " + kforge::slurm::node_states(requeue->nodes);
+    std::cerr << "kforge: " << text << std::endl;
+    std::string& history = history_[{a.generation, a.tasks[s.task_id]}];
+    history += (history.empty() ? "" : "; ") + text;
   }
-
 
   // Sleeps in short steps. On a stop signal (executor.hpp: StopKind) it cancels the arrays still queued or
   // running when interrupted (Ctrl-C) or when the campaign was cancelled (DIR/CANCELLED exists); on SIGTERM it
@@ -324,9 +343,11 @@ class SlurmExecutor final : public Executor {
   CampaignDir dir_;
   fs::path eval_binary_;
   std::unique_ptr<kforge::slurm::SlurmClient> client_;
-  std::map<int, std::set<std::string>> failed_nodes_;
+  std::map<std::pair<int, int>, std::set<std::string>> failed_nodes_;  // (generation, task) -> node lists
+  RequeueWatch requeues_;
+  std::map<std::pair<int, int>, std::string> history_;  // (generation, task) -> requeues seen, not yet reported
   int postmortems_left_ = 8;  // failed tasks that still get a full post-mortem (task_postmortem.hpp)
-  int last_array_index_ = 0;  // of the array submit_array last submitted  // task -> nodes it failed on (this driver's lifetime)
+  int last_array_index_ = 0;  // of the array submit_array last submitted
 };
 
 }  // namespace

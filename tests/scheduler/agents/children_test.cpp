@@ -136,5 +136,20 @@ TEST_F(ChildrenFileTest, DuplicateChildrenBecomeOneCandidate) {
   EXPECT_EQ(agent_candidates(file.children, brief, "x", {"gemm", "host", ""}).size(), 1U);
 }
 
+// Manifests and shards could not carry such bytes unchanged (fuzz_task_manifest): the entry is rejected, not altered.
+TEST_F(ChildrenFileTest, SourceOrRationaleThatIsNotUtf8IsRejectedWithItsReason) {
+  const auto file = parse(
+      "children:\n"
+      "  - source: \"int f() { return 4; } // \xCA\xD0\"\n"
+      "  - genome: {MC: 16, ORDER: jpi, ALPHA: 1.0}\n"
+      "    rationale: \"\xFF\"\n"
+      "  - source: \"int f() { return 5; } // \xC3\xA9\"\n");
+  ASSERT_TRUE(file.ok()) << file.failure;
+  EXPECT_EQ(reason(file, 0), "children[0]: source: not valid UTF-8 text");
+  EXPECT_EQ(reason(file, 1), "children[1]: rationale: not valid UTF-8 text");
+  ASSERT_EQ(file.children.size(), 1U);
+  EXPECT_EQ(file.children[0].source, "int f() { return 5; } // \xC3\xA9");
+}
+
 }  // namespace
 }  // namespace kforge::scheduler

@@ -39,9 +39,9 @@ TEST(CampaignErrors, DuplicateKeyIsRejected) {
 
 TEST(CampaignErrors, WrongTypeQuotesWhatWasWritten) {
   EXPECT_EQ(campaign_error(kMinimalCampaign + "search:\n  population: abc\n"),
-            "c.yaml:9:15: search.population: expected an integer, got 'abc' (an integer >= 2)");
+            "c.yaml:9:15: search.population: expected an integer, got 'abc' (an integer in [2, 65536], per island)");
   EXPECT_EQ(campaign_error(kMinimalCampaign + "search:\n  population: [4]\n"),
-            "c.yaml:9:15: search.population: expected an integer, got a list (an integer >= 2)");
+            "c.yaml:9:15: search.population: expected an integer, got a list (an integer in [2, 65536], per island)");
   EXPECT_EQ(campaign_error(kMinimalCampaign + "evaluation:\n  compile_only: yes\n"),
             "c.yaml:9:17: evaluation.compile_only: expected true or false, got 'yes' (true or false)");
 }
@@ -52,7 +52,7 @@ TEST(CampaignErrors, OutOfRangeStatesTheRange) {
   EXPECT_EQ(campaign_error(kMinimalCampaign + "evaluation:\n  target_spread: 1\n"),
             "c.yaml:9:18: evaluation.target_spread: 1 is out of range (a number in (0, 1))");
   EXPECT_EQ(campaign_error(kMinimalCampaign + "evaluation:\n  timeout_s: -2.5\n"),
-            "c.yaml:9:14: evaluation.timeout_s: -2.5 is out of range (a finite number > 0)");
+            "c.yaml:9:14: evaluation.timeout_s: -2.5 is out of range (a number of seconds > 0 and <= 1e+06)");
 }
 
 TEST(CampaignErrors, MinRepeatsAboveMaxRepeats) {

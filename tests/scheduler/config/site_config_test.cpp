@@ -139,7 +139,7 @@ TEST(SiteErrors, MissingFile) {
 
 TEST(SiteErrors, DirectoryInsteadOfFile) {
   EXPECT_EQ(test::config_error_of([] { load_site("/"); }),
-            "/:1:1: <file>: cannot read: Is a directory (a readable YAML file)");
+            "/:1:1: <file>: cannot read: it is a directory (a readable YAML file)");
 }
 
 }  // namespace

@@ -27,12 +27,12 @@ ArrayJob job() {
 
 TEST(BatchScript, CarriesTheNameAnAdminReadsAndEveryOptionOfTheSite) {
   const std::string script = render_batch_script(job(), spec());
-  for (const char* line : {"#SBATCH --job-name=kf:gemm:g7:hopper\n", "#SBATCH --partition=gpu-h100\n",
-                           "#SBATCH --gres=gpu:h100:4\n", "#SBATCH --account=proj7\n", "#SBATCH --ntasks=4\n",
-                           "#SBATCH --cpus-per-task=8\n", "#SBATCH --time=45\n", "#SBATCH --array=0-4%3\n",
-                           "#SBATCH --requeue\n", "#SBATCH --output=/c/g0007/logs/array-2-%A_%a.out\n",
-                           "module load cuda/13.0\n", "export QUOTED='it'\\''s'\n",
-                           "srun --mpi=pmix -n 4 '/opt/kforge/bin/kforge-eval' --manifest \"$manifest\"\n"}) {
+  for (const char* line :
+       {"#SBATCH --job-name=kf:gemm:g7:hopper\n", "#SBATCH --partition=gpu-h100\n", "#SBATCH --gres=gpu:h100:4\n",
+        "#SBATCH --account=proj7\n", "#SBATCH --ntasks=4\n", "#SBATCH --cpus-per-task=8\n", "#SBATCH --time=45\n",
+        "#SBATCH --array=0-4%3\n", "#SBATCH --requeue\n", "#SBATCH --output=/c/g0007/logs/array-2-%A_%a.out\n",
+        "module load cuda/13.0\n", "export QUOTED='it'\\''s'\n",
+        "srun --mpi=pmix --kill-on-bad-exit=1 -n 4 '/opt/kforge/bin/kforge-eval' --manifest \"$manifest\"\n"}) {
     EXPECT_NE(script.find(line), std::string::npos) << "missing: " << line << "\n" << script;
   }
   EXPECT_EQ(script.find('@'), std::string::npos) << "an unrendered placeholder:\n" << script;

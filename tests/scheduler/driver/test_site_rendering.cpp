@@ -45,7 +45,7 @@ TEST(SiteRendering, HopperClusterTargetsCarryTheirOwnResources) {
       {"#SBATCH --partition=gpu-h100\n", "#SBATCH --gres=gpu:h100:4\n", "#SBATCH --nodes=1\n", "#SBATCH --ntasks=4\n",
        "#SBATCH --ntasks-per-node=4\n", "#SBATCH --cpus-per-task=16\n", "#SBATCH --time=45\n", "#SBATCH --mem=480G\n",
        "#SBATCH --exclusive\n", "#SBATCH --account=CHANGE-ME-project\n", "#SBATCH --qos=CHANGE-ME-normal\n",
-       "#SBATCH --mail-type=FAIL\n", "#SBATCH --signal=B:USR1@120\n", "srun --mpi=pmix -n 4 "});
+       "#SBATCH --mail-type=FAIL\n", "#SBATCH --signal=B:USR1@120\n", "srun --mpi=pmix --kill-on-bad-exit=1 -n 4 "});
   const std::string h200 = render(site, "hopper_h200");
   expect_lines(h200, {"#SBATCH --gres=gpu:h200:8\n", "#SBATCH --ntasks=8\n", "#SBATCH --cpus-per-task=12\n",
                       "#SBATCH --time=30\n", "#SBATCH --qos=CHANGE-ME-h200\n", "#SBATCH --mem=1900G\n"});
@@ -59,7 +59,7 @@ TEST(SiteRendering, BlackwellTwoNodeTargetSpreadsItsRanks) {
                 "#SBATCH --gpu-bind=closest\n", "#SBATCH --cpus-per-task=14\n", "#SBATCH --mem=1800G\n"});
   expect_lines(render(site, "blackwell_2node"),
                {"#SBATCH --nodes=2\n", "#SBATCH --ntasks=16\n", "#SBATCH --ntasks-per-node=8\n", "#SBATCH --time=60\n",
-                "srun --mpi=pmix -n 16 "});
+                "srun --mpi=pmix --kill-on-bad-exit=1 -n 16 "});
 }
 
 TEST(SiteRendering, MixedSiteBillsEachTargetToItsOwnAccountAndQos) {

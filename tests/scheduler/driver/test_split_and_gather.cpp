@@ -95,6 +95,8 @@ TEST_F(GatherTest, ShardRecordsPassThroughAndACandidateMissingFromTheShardIsAnIn
   auto tasks = split_into_tasks(campaign(), site(), 0, 0, candidates(3), 0);
   jobs::Shard shard;
   shard.provenance.campaign = "t";
+  shard.island = tasks[0].island;  // a shard is only this task's when it says so (read_task_shard)
+  shard.target = tasks[0].target;
   for (int i = 0; i < 2; ++i) {
     jobs::EvalRecord r;
     r.candidate_id = tasks[0].candidates[static_cast<size_t>(i)].id;
@@ -117,6 +119,24 @@ TEST_F(GatherTest, ShardRecordsPassThroughAndACandidateMissingFromTheShardIsAnIn
   EXPECT_EQ(g.records[2].candidate_id, tasks[0].candidates[2].id);
   EXPECT_EQ(g.infra_errors, 1);
   ASSERT_EQ(g.baselines.size(), 1u);
+}
+
+TEST_F(GatherTest, AShardOfAnotherTaskOrTargetIsNotUsableAndItsCandidatesAreInfraErrors) {
+  CampaignDir dir(root_);
+  auto tasks = split_into_tasks(campaign(), site(), 0, 0, candidates(2), 0);
+  jobs::Shard shard;
+  shard.island = tasks[0].island;
+  shard.target = tasks[0].target + "-other";
+  jobs::EvalRecord r;
+  r.candidate_id = tasks[0].candidates[0].id;
+  r.status = jobs::Status::ok;
+  shard.records.push_back(r);
+  jobs::write_shard(dir.shard(0, 0), shard);
+  EXPECT_FALSE(shard_is_usable(dir, tasks[0]));
+  EXPECT_NE(shard_problem(dir, tasks[0]).find("but its manifest's task runs island"), std::string::npos)
+      << shard_problem(dir, tasks[0]);
+  Gathered g = gather_shards(dir, tasks, {});
+  EXPECT_EQ(g.infra_errors, static_cast<int>(g.records.size()));
 }
 
 TEST_F(GatherTest, AHalfWrittenShardIsNotUsable) {

@@ -39,6 +39,7 @@ struct EvalSettings {
 
 struct TaskManifest {
   std::string campaign;
+  std::string campaign_id;  // DIR/campaign-id, carried into the shard (docs/archive-schema.md); "" in older manifests
   int generation = 0;
   int island = 0;
   int task = 0;
@@ -49,6 +50,9 @@ struct TaskManifest {
   EvalSettings settings;
   std::vector<Candidate> candidates;
   std::string shard_path;  // where the shard goes; relative paths are relative to the manifest's folder
+  // >= 0: a round of a confirmation (`kforge confirm`, docs/cli.md): the candidates are a target's best, in this
+  // round's random order, re-timed with the baselines; the task lives in DIR/confirm/. -1: a generation's task.
+  int confirm_round = -1;
   bool operator==(const TaskManifest&) const = default;
 };
 

@@ -23,6 +23,13 @@ class InfrastructureError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown by a backend when the candidate's own process died, hung up or broke the call protocol
+// (kernels/src/host/candidate_process.hpp): the evaluator records crash with this text as evidence.
+class CandidateFault : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 struct ResourceFigures {
   std::int32_t registers = -1;
   std::int64_t shared_bytes = -1;

@@ -8,10 +8,16 @@
 //   DIR/kforge.lock                         held (flock) by the one process driving the campaign
 //   DIR/CANCELLED                           `kforge cancel` stopped it; a driver that sees it cancels its jobs
 //   DIR/gNNNN/infra-failure.txt             why that generation stopped the campaign (infra_failure.hpp)
+//   DIR/confirm/{tasks,shards,logs,slurm}   the confirmation's round tasks (the stage kConfirmStage)
+//   DIR/confirmation.h5                     the confirmed speedups (kforge confirm, docs/archive-schema.md)
 #include <filesystem>
 #include <string>
 
 namespace kforge::scheduler {
+
+// The confirmation's tasks run through the executors as this pseudo-generation: generation_dir(kConfirmStage)
+// is DIR/confirm, so manifests, shards, logs and Slurm ledgers land where a generation's would, apart from them.
+inline constexpr int kConfirmStage = -1;
 
 class CampaignDir {
  public:
@@ -23,6 +29,7 @@ class CampaignDir {
   std::filesystem::path lock_file() const { return root_ / "kforge.lock"; }
   std::filesystem::path cancelled_marker() const { return root_ / "CANCELLED"; }
   std::filesystem::path index_file() const { return root_ / "campaign.h5"; }
+  std::filesystem::path confirmation_file() const { return root_ / "confirmation.h5"; }
   std::filesystem::path generation_file(int g) const;
   std::filesystem::path generation_dir(int g) const;  // DIR/g0007
   std::filesystem::path tasks_dir(int g) const { return generation_dir(g) / "tasks"; }

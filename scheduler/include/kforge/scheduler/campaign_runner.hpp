@@ -5,6 +5,7 @@
 #include <iosfwd>
 
 #include "kforge/jobs/archive.hpp"
+#include "kforge/jobs/confirmation.hpp"
 #include "kforge/scheduler/archive_view.hpp"
 #include "kforge/scheduler/campaign_dir.hpp"
 #include "kforge/scheduler/config.hpp"
@@ -35,8 +36,16 @@ struct PhaseTimes {
 class CampaignRunner {
  public:
   CampaignRunner(CampaignConfig campaign, SiteConfig site, CampaignDir dir, Executor& executor, std::ostream& progress);
-  // Runs every generation not yet in the archive. Returns the number of generations the archive holds.
+  // Runs every generation not yet in the archive, then, once the last one is done and evaluation.confirm_top > 0,
+  // confirms the result unless DIR/confirmation.h5 already covers these generations. Returns the number of
+  // generations the archive holds.
   int run();
+  // `kforge confirm`: the best `top` candidates of each target (island) re-timed against the evaluation's
+  // baselines in `rounds` rounds, each round one task of the stage kConfirmStage (DIR/confirm/) run by this
+  // runner's executor: the candidates in a random order of that round, the baselines timed in the same task on
+  // fresh inputs. Each candidate/baseline pair gets a paired bootstrap interval (bootstrap.hpp). Replaces
+  // DIR/confirmation.h5 and returns what it holds. Throws std::runtime_error when there is nothing to confirm.
+  jobs::Confirmation confirm(int top, int rounds);
 
  private:
   std::vector<jobs::TaskManifest> manifests_for(int generation, const ArchiveView& archive);
@@ -45,6 +54,10 @@ class CampaignRunner {
                             Gathered gathered);
   void print_progress(const jobs::Generation& g, double seconds) const;
   void migrate(std::vector<jobs::PopulationEntry>& population, int generation) const;
+  bool confirmation_covers(int generations) const;
+  jobs::Confirmation confirm_with(const ArchiveView& archive, int top, int rounds);
+  std::vector<jobs::TaskManifest> confirmation_tasks(const ArchiveView& archive, int top, int rounds,
+                                                     std::uint64_t seed);
   void write_phase_times(int generation, const jobs::Generation& g, size_t tasks, const PhaseTimes& t) const;
   jobs::Provenance provenance() const;
 
@@ -54,6 +67,7 @@ class CampaignRunner {
   Executor& executor_;
   std::ostream& progress_;
   SearchSpace space_;
+  std::map<int, std::string> task_history_;  // this generation's task -> what happened before its shard
 };
 
 }  // namespace kforge::scheduler

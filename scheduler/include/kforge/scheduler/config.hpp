@@ -77,6 +77,13 @@ struct AgentOperatorConfig {
   SourceLocation where;
 };
 
+// The confirmation after the last generation (docs/campaign-schema.md, evaluation.confirm_top / confirm_rounds):
+// the best `top` candidates of each target re-timed against the baselines over `rounds` paired rounds.
+struct ConfirmSpec {
+  int top = 3;      // 0: no automatic confirmation (`kforge confirm` still works)
+  int rounds = 10;
+};
+
 struct CampaignConfig {
   std::filesystem::path file;
   std::string text;              // the file's bytes (hashed into provenance)
@@ -89,7 +96,13 @@ struct CampaignConfig {
   SearchSpec search;
   jobs::EvalSettings eval;       // limits, timing policy, problem size, baselines
   int candidates_per_rank = 4;   // how much work one array task gets per rank
+  ConfirmSpec confirm;
   std::vector<AgentOperatorConfig> agents;  // from generation 1 on, beside the built-in operators
+  // Where values were written, by dotted key ("campaign.family", "campaign.targets[1]", "evaluation.problem.M",
+  // "evaluation.baselines[0]", "space.parameters.MC[2]"): the checks against the family schema that run after
+  // parsing (campaign_validation.hpp) point at them. Absent keys fall back to their section or 1:1.
+  std::map<std::string, SourceLocation> where;
+  SourceLocation location_of(const std::string& key) const;  // the key, else its closest recorded parent
 };
 
 struct LocalExecutorSpec {
@@ -138,6 +151,7 @@ struct SlurmExecutorSpec {
   // Agent operators run as Slurm jobs (one-task arrays) in this CPU partition, under the agent's time limit;
   // empty: they run as local processes on the driver's node.
   std::string agent_partition;
+  SourceLocation agent_partition_where;  // where `kforge validate` points when the controller lacks it
   int agent_cpus = 1;            // --cpus-per-task of an agent's job
   std::map<std::string, SlurmTargetSpec> targets;  // campaign target name -> where it runs
   SourceLocation targets_where;

@@ -28,6 +28,9 @@ struct TaskEnd {
   // False when running the task again would override a person's decision (an array task cancelled with
   // scancel outside kforge): the runner records the failure instead of resubmitting.
   bool retry = true;
+  // What happened to the task before this end that its end does not show (Slurm requeued it after a node
+  // failed): the runner adds it to the evidence of the task's records.
+  std::string history{};
 };
 
 // Where an executor's time went, cumulative since it was made (for the scheduler-overhead benchmark).

@@ -22,6 +22,12 @@ namespace kforge::scheduler {
 
 using ExprValue = std::variant<bool, std::int64_t, double, std::string>;
 
+// Limits that keep parsing, checking and evaluating (all recursive) far from the stack's end; a longer or deeper
+// expression is an ExpressionError, never a crash (docs/campaign-schema.md, "Limits").
+inline constexpr std::size_t kMaxExpressionChars = 4096;
+inline constexpr std::size_t kMaxExpressionTokens = 1024;
+inline constexpr int kMaxExpressionNesting = 64;  // parentheses and lists inside each other
+
 // Kinds of value a name can hold, as bits; the checker rejects any operation that could fail on one of them
 // (e.g. `LOOP_ORDER * 2`, or `X < 3` when X's list mixes strings and numbers).
 enum ValueKind : unsigned { kind_bool = 1U, kind_int = 2U, kind_double = 4U, kind_string = 8U };

@@ -21,8 +21,15 @@ struct Gathered {
 Gathered gather_shards(const CampaignDir& dir, const std::vector<jobs::TaskManifest>& tasks,
                        const std::map<int, std::string>& failed_tasks);
 
-// True when the task's shard exists and reads back whole.
+// The task's shard, refused (std::runtime_error naming the file) unless it reads back whole and is this task's:
+// this campaign's id, the manifest's generation, task, island and target (docs/archive-schema.md).
+jobs::Shard read_task_shard(const CampaignDir& dir, const jobs::TaskManifest& task);
+
+// True when read_task_shard accepts the task's shard: only then is the task finished.
 bool shard_is_usable(const CampaignDir& dir, const jobs::TaskManifest& task);
+// Why an existing shard of the task is refused (read_task_shard's message, naming the file); "" when the shard
+// is usable or absent.
+std::string shard_problem(const CampaignDir& dir, const jobs::TaskManifest& task);
 
 jobs::EvalRecord infra_error_record(const jobs::Candidate& c, const jobs::TaskManifest& task, const std::string& why);
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kforge/jobs/confirmation.hpp"
 #include "kforge/jobs/record.hpp"
 #include "kforge/scheduler/archive_view.hpp"
 #include "kforge/scheduler/campaign_dir.hpp"
@@ -61,7 +62,24 @@ struct CampaignReport {
   std::vector<ArrayProgress> arrays;          // Slurm sites only: the current generation's arrays
   std::string live_states_note;               // why the arrays' live states could not be read; empty when read
   std::map<std::string, OperatorCredit> operators;  // op ("mutation", "agent:gemm-rewriter", ...) -> credit
+  std::optional<jobs::Confirmation> confirmation;  // DIR/confirmation.h5 (kforge confirm), when there is one
+  std::string confirmation_note;                   // why it is absent, stale or unreadable; empty otherwise
 };
+
+// The report's headline: the best candidate's confirmed speedup against the reference baseline (else the first
+// baseline) when the confirmation covers it, else its single campaign measurement, marked unconfirmed.
+struct Headline {
+  std::string candidate_id;
+  std::string target;
+  std::string baseline;
+  bool confirmed = false;
+  double speedup = jobs::kNaN;
+  double ci_low = jobs::kNaN, ci_high = jobs::kNaN;
+  int rounds = 0;
+  std::string verdict;  // faster, not_faster, slower; "unconfirmed" without a confirmation
+  std::string text;     // "2.10x faster than reference (interval 1.95-2.31)", "not faster than reference (...)"
+};
+std::optional<Headline> headline_of(const CampaignReport& r);
 
 // Reads DIR (its configs and generation files); throws std::runtime_error naming what is missing.
 CampaignReport build_report(const CampaignDir& dir);

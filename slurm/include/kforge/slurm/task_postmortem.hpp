@@ -5,6 +5,7 @@
 // Everything here goes through the command-line tools and never throws: a missing piece is reported as such.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kforge/slurm/slurm_client.hpp"
 
@@ -16,5 +17,21 @@ struct TaskPostmortem {
 };
 
 TaskPostmortem task_postmortem(JobId array_job, std::uint32_t task, const std::string& node);
+
+// A node as the controller reports it now (sinfo): state "mixed", "down*" ("*": not responding), ...
+struct NodeState {
+  std::string name;
+  std::string state;
+  std::string reason;  // "Not responding", an admin's drain reason; empty when none
+  // Responding and neither down, drained, failing nor otherwise out of service.
+  [[nodiscard]] bool usable() const;
+};
+
+// Each node of a node list ("n[1-2]"), once; empty when sinfo could not tell, and then *why says why.
+std::vector<NodeState> query_node_states(const std::string& node_list, std::string* why = nullptr);
+
+// The same as one line: "n1 mixed; n2 down* (Not responding)", or why it could not be asked. Says which node
+// of a requeued or failed multi-node task went away.
+std::string node_states(const std::string& node_list);
 
 }  // namespace kforge::slurm

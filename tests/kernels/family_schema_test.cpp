@@ -1,0 +1,141 @@
+// The published schemas of the host families (kforge/kernels/family_schema.hpp) agree with what the host
+// templates, problem readers and baselines really accept: every bound of the schema is accepted, every value just
+// outside it is refused by the backend too. A schema that drifted from its family fails here, not on a cluster.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gemm_problem.hpp"
+#include "host/gemm_baselines.hpp"
+#include "host/gemm_template.hpp"
+#include "host/kda_baselines.hpp"
+#include "host/kda_problem.hpp"
+#include "host/kda_template.hpp"
+#include "kforge/kernels/backend.hpp"
+#include "kforge/kernels/family_schema.hpp"
+
+namespace kforge::kernels {
+namespace {
+
+using Parse = void (*)(const jobs::Genome&);
+
+void parse_gemm(const jobs::Genome& g) { host::gemm_params_from_genome(g); }
+void parse_kda(const jobs::Genome& g) { host::kda_params_from_genome(g); }
+
+// Each parameter's bounds and choices against the template's own parser, starting from a valid genome.
+void expect_parameters_agree(const FamilySchema& s, const jobs::Genome& valid, Parse parse) {
+  ASSERT_NO_THROW(parse(valid));
+  for (const auto& p : s.parameters) {
+    SCOPED_TRACE(s.pair() + " " + p.name);
+    jobs::Genome g = valid;
+    if (p.type == ParameterSchema::Type::string) {
+      for (const auto& choice : p.string_choices) {
+        g.params[p.name] = choice;
+        EXPECT_NO_THROW(parse(g)) << choice;
+      }
+      g.params[p.name] = std::string("not_a_choice");
+      EXPECT_THROW(parse(g), std::invalid_argument);
+      g.params[p.name] = std::int64_t{1};
+      EXPECT_THROW(parse(g), std::invalid_argument);
+      continue;
+    }
+    if (!p.int_choices.empty()) {
+      for (std::int64_t v = p.min - 1; v <= p.max + 1; ++v) {
+        const bool listed = std::find(p.int_choices.begin(), p.int_choices.end(), v) != p.int_choices.end();
+        g.params[p.name] = v;
+        if (listed)
+          EXPECT_NO_THROW(parse(g)) << v;
+        else
+          EXPECT_THROW(parse(g), std::invalid_argument) << v;
+      }
+    } else {
+      for (const std::int64_t v : {p.min, p.max}) {
+        g.params[p.name] = v;
+        EXPECT_NO_THROW(parse(g)) << v;
+      }
+      for (const std::int64_t v : {p.min - 1, p.max + 1}) {
+        g.params[p.name] = v;
+        EXPECT_THROW(parse(g), std::invalid_argument) << v;
+      }
+    }
+    g.params[p.name] = std::string("16");
+    EXPECT_THROW(parse(g), std::invalid_argument);
+    g.params.erase(p.name);
+    EXPECT_THROW(parse(g), std::invalid_argument);  // every schema parameter is required
+  }
+  jobs::Genome extra = valid;
+  extra.params["NOT_A_PARAM"] = std::int64_t{1};
+  EXPECT_THROW(parse(extra), std::invalid_argument);  // and no other
+}
+
+template <typename MainShape>
+void expect_problem_agrees(const FamilySchema& s, MainShape main_shape) {
+  jobs::EvalSettings defaults;
+  EXPECT_NO_THROW(main_shape(defaults));
+  for (const auto& k : s.problem) {
+    SCOPED_TRACE(s.pair() + " " + k.name);
+    jobs::EvalSettings settings;
+    settings.problem[k.name] = k.max;
+    EXPECT_NO_THROW(main_shape(settings));
+    settings.problem[k.name] = k.max + 1;
+    EXPECT_THROW(main_shape(settings), std::invalid_argument);
+  }
+}
+
+TEST(HostFamilySchema, GemmParametersAgreeWithTheTemplate) {
+  jobs::Genome valid;
+  // NR = 16 is a multiple of every VEC choice, so each choice is judged on its own.
+  for (const auto& [name, value] :
+       {std::pair{"MC", 64}, {"NC", 256}, {"KC", 128}, {"MR", 4}, {"NR", 16}, {"VEC", 4}, {"UNROLL", 2}, {"PACK", 1}})
+    valid.params[name] = std::int64_t{value};
+  valid.params["LOOP_ORDER"] = std::string("jpi");
+  // NR's own bounds: 1 and 128 with VEC = 1.
+  const FamilySchema& s = *find_family_schema("host", "gemm");
+  jobs::Genome scalar = valid;
+  scalar.params["VEC"] = std::int64_t{1};
+  FamilySchema without_vec = s;
+  std::erase_if(without_vec.parameters, [](const ParameterSchema& p) { return p.name == "VEC"; });
+  expect_parameters_agree(without_vec, scalar, parse_gemm);
+  FamilySchema only_vec = s;
+  std::erase_if(only_vec.parameters, [](const ParameterSchema& p) { return p.name != "VEC"; });
+  expect_parameters_agree(only_vec, valid, parse_gemm);
+}
+
+TEST(HostFamilySchema, KdaParametersAgreeWithTheTemplate) {
+  jobs::Genome valid;
+  for (const auto& [name, value] : {std::pair{"CHUNK", 32}, {"DV_TILE", 64}, {"UNROLL", 2}, {"VEC", 4}})
+    valid.params[name] = std::int64_t{value};
+  expect_parameters_agree(*find_family_schema("host", "kda"), valid, parse_kda);
+}
+
+TEST(HostFamilySchema, ProblemKeysAgreeWithTheProblemReaders) {
+  const FamilySchema& gemm = *find_family_schema("host", "gemm");
+  expect_problem_agrees(gemm, [](const jobs::EvalSettings& s) { return gemm::main_shape(s); });
+  const gemm::Shape d = gemm::main_shape(jobs::EvalSettings{});
+  EXPECT_EQ(gemm.problem_with_defaults({}), (ProblemSizes{{"M", d.M}, {"N", d.N}, {"K", d.K}}));
+  const FamilySchema& kda = *find_family_schema("host", "kda");
+  expect_problem_agrees(kda, [](const jobs::EvalSettings& s) { return kda::main_shape(s); });
+  const kda::Shape k = kda::main_shape(jobs::EvalSettings{});
+  EXPECT_EQ(kda.problem_with_defaults({}), (ProblemSizes{{"B", k.B}, {"H", k.H}, {"T", k.T}, {"D", k.D}}));
+}
+
+TEST(HostFamilySchema, BaselinesAreTheFamiliesOwn) {
+  EXPECT_EQ(find_family_schema("host", "gemm")->baselines, host::gemm_baseline_names());
+  EXPECT_EQ(find_family_schema("host", "kda")->baselines, host::kda_baseline_names());
+}
+
+TEST(HostFamilySchema, EveryPairTheSchemaNamesHasABackendAndNoOtherDoes) {
+  for (const auto& s : family_schemas()) {
+    if (s.backend == "cuda") continue;  // tests/kernels_cuda/compile/family_schema_test.cpp
+    const std::string family = s.family == "*" ? "gemm" : s.family;
+    EXPECT_NO_THROW(make_backend(s.backend, family)) << s.pair();
+  }
+  EXPECT_THROW(make_backend("host", "rmsnorm"), std::invalid_argument);
+  EXPECT_EQ(find_family_schema("host", "rmsnorm"), nullptr);
+}
+
+}  // namespace
+}  // namespace kforge::kernels
