@@ -73,21 +73,6 @@ h5::Datatype sample_type() {
   return t;
 }
 
-// Doubles as attributes: the shared helpers cover strings and integers only.
-void write_double_attr(hid_t obj, const std::string& name, double value) {
-  h5::Dataspace scalar(KFORGE_H5_CHECK(H5Screate(H5S_SCALAR)));
-  h5::Attribute attr(
-      KFORGE_H5_CHECK(H5Acreate2(obj, name.c_str(), H5T_NATIVE_DOUBLE, scalar, H5P_DEFAULT, H5P_DEFAULT)));
-  KFORGE_H5_CHECK(H5Awrite(attr, H5T_NATIVE_DOUBLE, &value));
-}
-
-double read_double_attr(hid_t obj, const std::string& name) {
-  h5::Attribute attr(KFORGE_H5_CHECK(H5Aopen(obj, name.c_str(), H5P_DEFAULT)));
-  double value = 0.0;
-  KFORGE_H5_CHECK(H5Aread(attr, H5T_NATIVE_DOUBLE, &value));
-  return value;
-}
-
 void write_contents(hid_t file, const Confirmation& c) {
   detail::write_provenance(file, c.provenance, kKind);
   h5::write_attr(file, "confirmation_schema_version", static_cast<long long>(kConfirmationSchemaVersion));
@@ -97,7 +82,7 @@ void write_contents(hid_t file, const Confirmation& c) {
   h5::write_attr(group, "rounds", static_cast<long long>(c.rounds));
   h5::write_attr(group, "resamples", static_cast<long long>(c.resamples));
   h5::write_attr(group, "seed", std::to_string(c.seed));  // a uint64 does not fit the signed integer attribute
-  write_double_attr(group, "confidence", c.confidence);
+  h5::write_double_attr(group, "confidence", c.confidence);
   h5::write_attr(group, "statistic", "geometric mean of per-round ratios baseline_ms / candidate_ms");
   std::vector<SpeedupRow> speedups;
   for (const auto& s : c.speedups) {
@@ -135,7 +120,7 @@ Confirmation read_contents(hid_t file) {
   c.rounds = static_cast<std::int32_t>(h5::read_int_attr(group, "rounds"));
   c.resamples = static_cast<std::int32_t>(h5::read_int_attr(group, "resamples"));
   c.seed = std::strtoull(h5::read_string_attr(group, "seed").c_str(), nullptr, 10);
-  c.confidence = read_double_attr(group, "confidence");
+  c.confidence = h5::read_double_attr(group, "confidence");
   h5::TableRows<SpeedupRow> speedups(group, "speedups", speedup_type());
   for (const auto& r : speedups.rows()) {
     c.speedups.push_back({r.island, h5::text_or_empty(r.target), r.rank, h5::text_or_empty(r.candidate_id),

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "kforge/jobs/unique_fd.hpp"
+
 namespace kforge::jobs::detail {
 namespace {
 
@@ -16,19 +18,11 @@ namespace {
   throw std::runtime_error(path.string() + ": " + what + " failed: " + std::strerror(err));
 }
 
-class Fd {
- public:
-  Fd(const std::filesystem::path& path, int flags, mode_t mode = 0) : fd_(::open(path.c_str(), flags, mode)) {
-    if (fd_ < 0) throw_errno("open", path, errno);
-  }
-  ~Fd() { ::close(fd_); }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
+jobs::UniqueFd open_or_throw(const std::filesystem::path& path, int flags, mode_t mode = 0) {
+  jobs::UniqueFd fd(::open(path.c_str(), flags, mode));
+  if (!fd.open()) throw_errno("open", path, errno);
+  return fd;
+}
 
 std::filesystem::path parent_or_dot(const std::filesystem::path& path) {
   auto parent = path.parent_path();
@@ -46,13 +40,13 @@ bool is_temp_path(const std::filesystem::path& path) {
 }
 
 void fsync_file(const std::filesystem::path& path) {
-  Fd fd(path, O_RDONLY | O_CLOEXEC);
+  const jobs::UniqueFd fd = open_or_throw(path, O_RDONLY | O_CLOEXEC);
   if (::fsync(fd.get()) != 0) throw_errno("fsync", path, errno);
 }
 
 void fsync_parent_dir(const std::filesystem::path& path) {
   auto dir = parent_or_dot(path);
-  Fd fd(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const jobs::UniqueFd fd = open_or_throw(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (::fsync(fd.get()) != 0) throw_errno("fsync of directory", dir, errno);
 }
 
@@ -77,7 +71,7 @@ void write_text_atomically(const std::filesystem::path& target, std::string_view
   auto tmp = temp_path_for(target);
   TempFileGuard guard(tmp);
   {
-    Fd fd(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const jobs::UniqueFd fd = open_or_throw(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     std::size_t written = 0;
     while (written < text.size()) {
       ssize_t n = ::write(fd.get(), text.data() + written, text.size() - written);

@@ -100,4 +100,21 @@ long long read_int_attr(hid_t obj, const std::string& name) {
   return value;
 }
 
+void write_double_attr(hid_t obj, const std::string& name, double value) {
+  Dataspace scalar(KFORGE_H5_CHECK(H5Screate(H5S_SCALAR)));
+  Attribute attr(KFORGE_H5_CHECK(H5Acreate2(obj, name.c_str(), H5T_NATIVE_DOUBLE, scalar, H5P_DEFAULT, H5P_DEFAULT)));
+  KFORGE_H5_CHECK(H5Awrite(attr, H5T_NATIVE_DOUBLE, &value));
+}
+
+double read_double_attr(hid_t obj, const std::string& name) {
+  if (!has_attr(obj, name)) throw std::runtime_error("attribute '" + name + "' is missing");
+  Attribute attr(KFORGE_H5_CHECK(H5Aopen(obj, name.c_str(), H5P_DEFAULT)));
+  require_one_value(attr, name);
+  Datatype stored(KFORGE_H5_CHECK(H5Aget_type(attr)));
+  if (H5Tget_class(stored) != H5T_FLOAT) throw std::runtime_error("attribute '" + name + "' is not a number");
+  double value = 0.0;
+  KFORGE_H5_CHECK(H5Aread(attr, H5T_NATIVE_DOUBLE, &value));
+  return value;
+}
+
 }  // namespace kforge::jobs::h5

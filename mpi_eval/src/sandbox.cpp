@@ -9,7 +9,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -19,6 +18,8 @@
 #include <stdexcept>
 
 #include "frame.hpp"
+#include "kforge/jobs/unique_fd.hpp"
+#include "kforge/kernels/signal_phrase.hpp"
 #include "kforge/mpi_eval/child_payload.hpp"
 #include "sandbox_child.hpp"
 
@@ -29,22 +30,7 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kTailBytes = 8 * 1024;
 constexpr std::size_t kMaxResultBytes = 256u << 20;  // a child flooding its result pipe is cut off here
 
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  int get() const { return fd_; }
-  bool open() const { return fd_ >= 0; }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_;
-};
+using Fd = jobs::UniqueFd;
 
 // Both ends close-on-exec; the parent reads without blocking.
 struct Pipe {
@@ -173,21 +159,6 @@ ChildOutcome classify(const Watch& w, const FrameKey& key) {
   return o;
 }
 
-std::string signal_phrase(int sig) {
-  switch (sig) {
-    case SIGXCPU: return "exceeded CPU limit (SIGXCPU)";
-    case SIGXFSZ: return "exceeded file size limit (SIGXFSZ)";
-    case SIGKILL: return "killed by SIGKILL (hard CPU limit, out-of-memory killer or an outside kill)";
-    default: break;
-  }
-  const char* abbrev = ::sigabbrev_np(sig);
-  const char* descr = ::sigdescr_np(sig);
-  std::string name = abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
-  std::string what = descr ? descr : "unknown signal";
-  if (!what.empty()) what[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
-  return "killed by " + name + " (" + what + ")";
-}
-
 std::string seconds_text(double ms) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f s", ms / 1000.0);
@@ -204,7 +175,7 @@ std::string ChildOutcome::describe() const {
       return "completed in " + seconds_text(wall_ms);
     case ChildEnd::exited_early:
       return "exited with code " + std::to_string(exit_code) + " before reporting a result";
-    case ChildEnd::signalled: return signal_phrase(signal);
+    case ChildEnd::signalled: return kernels::signal_phrase(signal);
     case ChildEnd::timed_out: return "timed out after " + seconds_text(wall_ms) + " wall clock";
     case ChildEnd::bad_message:
       return "sent a corrupt result message (exit code " + std::to_string(exit_code) + ")";

@@ -72,6 +72,8 @@ void write_attr(hid_t obj, const std::string& name, const std::string& value);
 void write_attr(hid_t obj, const std::string& name, long long value);
 std::string read_string_attr(hid_t obj, const std::string& name);
 long long read_int_attr(hid_t obj, const std::string& name);
+void write_double_attr(hid_t obj, const std::string& name, double value);  // not an overload: an int would be ambiguous
+double read_double_attr(hid_t obj, const std::string& name);
 bool has_attr(hid_t obj, const std::string& name);
 bool has_link(hid_t loc, const std::string& name);  // a dataset or group of that name exists in loc
 

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "host/confine.hpp"
+#include "kforge/jobs/unique_fd.hpp"
 
 namespace kforge::kernels::host {
 namespace {
@@ -50,19 +51,7 @@ std::size_t attr_size(int abi) { return abi >= 6 ? 24 : abi >= 4 ? 16 : 8; }
 
 std::string failure(const std::string& what) { return what + ": " + std::strerror(errno); }
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
+using Fd = jobs::UniqueFd;
 
 // Adds one rule; a path that does not exist is skipped (not every system has /lib64).
 std::string allow(int ruleset, const fs::path& path, std::uint64_t rights, std::uint64_t handled) {

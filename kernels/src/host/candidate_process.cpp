@@ -20,6 +20,7 @@
 
 #include "host/confine.hpp"
 #include "kforge/kernels/candidate_secrets.hpp"
+#include "kforge/kernels/signal_phrase.hpp"
 
 namespace kforge::kernels::host {
 namespace {
@@ -135,18 +136,7 @@ std::string death_of(int status) {
   if (WIFEXITED(status))
     return "exited with code " + std::to_string(WEXITSTATUS(status)) + " before reporting a result";
   if (!WIFSIGNALED(status)) return "stopped answering";
-  const int sig = WTERMSIG(status);
-  if (sig == SIGXCPU) return "exceeded CPU limit (SIGXCPU)";
-  if (sig == SIGKILL) return "killed by SIGKILL (hard CPU limit, out-of-memory killer or an outside kill)";
-  const char* abbrev = ::sigabbrev_np(sig);
-  const char* descr = ::sigdescr_np(sig);
-  return std::string("killed by ") + (abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig)) + " (" +
-         (descr ? descr : "unknown signal") + ")";
-}
-
-void close_fd(int& fd) {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
+  return signal_phrase(WTERMSIG(status));
 }
 
 }  // namespace
@@ -192,8 +182,8 @@ CandidateProcess::CandidateProcess(void* builtin_entry, Invoke invoke, std::file
 CandidateProcess::~CandidateProcess() { stop(); }
 
 void CandidateProcess::stop() noexcept {
-  close_fd(command_fd_);
-  close_fd(reply_fd_);
+  command_fd_.reset();
+  reply_fd_.reset();
   if (pid_ > 0) {
     ::kill(pid_, SIGKILL);
     int status = 0;
@@ -207,8 +197,8 @@ void CandidateProcess::stop() noexcept {
 }
 
 void CandidateProcess::fail(const std::string& during) {
-  close_fd(command_fd_);
-  close_fd(reply_fd_);
+  command_fd_.reset();
+  reply_fd_.reset();
   int status = 0;
   pid_t done = 0;
   if (pid_ > 0) {
@@ -294,10 +284,10 @@ void CandidateProcess::start(std::size_t mapping_bytes) {
   pid_ = pid;
   ::close(command[0]);
   ::close(reply[1]);
-  command_fd_ = command[1];
-  reply_fd_ = reply[0];
+  command_fd_ = jobs::UniqueFd(command[1]);
+  reply_fd_ = jobs::UniqueFd(reply[0]);
   std::string text;
-  const char kind = read_message(reply_fd_, text);
+  const char kind = read_message(reply_fd_.get(), text);
   if (kind == kLoadFailed || kind == kConfineFailed) {
     stop();
     if (kind == kConfineFailed) throw InfrastructureError(text);  // the node's sandbox, not the candidate
@@ -337,9 +327,9 @@ double CandidateProcess::run() {
   const char command = kCall;
   const auto t0 = Clock::now();
   ::kill(pid_, SIGCONT);
-  if (::write(command_fd_, &command, 1) != 1) fail("when called");
+  if (::write(command_fd_.get(), &command, 1) != 1) fail("when called");
   std::string text;
-  const char kind = read_message(reply_fd_, text);
+  const char kind = read_message(reply_fd_.get(), text);
   const auto t1 = Clock::now();
   if (kind == kOutOfMemory) {
     stop();
@@ -351,8 +341,8 @@ double CandidateProcess::run() {
   ::kill(pid_, SIGSTOP);
   if (!wait_stopped(pid_, status)) {
     pid_ = -1;  // it replied, then ended: this call stands (the mapping stays for collect()), the next call restarts
-    close_fd(command_fd_);
-    close_fd(reply_fd_);
+    command_fd_.reset();
+    reply_fd_.reset();
   }
   return std::chrono::duration<double, std::milli>(t1 - t0).count();
 }

@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kforge/jobs/unique_fd.hpp"
 #include "kforge/kernels/backend.hpp"
 
 namespace kforge::kernels::host {
@@ -93,8 +94,8 @@ class CandidateProcess {
   std::byte* base_ = nullptr;
   std::size_t mapping_bytes_ = 0;
   pid_t pid_ = -1;
-  int command_fd_ = -1;  // write end: one byte per call
-  int reply_fd_ = -1;    // read end: one byte per call, or an error message
+  jobs::UniqueFd command_fd_;  // write end: one byte per call
+  jobs::UniqueFd reply_fd_;    // read end: one byte per call, or an error message
   std::string confinement_;
 };
 

@@ -12,23 +12,12 @@
 #include <fstream>
 #include <thread>
 
+#include "kforge/jobs/unique_fd.hpp"
+
 namespace kforge::scheduler::agent_process {
 namespace {
 
-// An open file descriptor, closed on scope exit.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
+using Fd = jobs::UniqueFd;
 
 int open_output(const std::filesystem::path& file) {
   return ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
