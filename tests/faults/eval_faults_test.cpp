@@ -132,12 +132,13 @@ class EvalFaults : public ::testing::Test {
     EXPECT_EQ(ranks, (std::set<int>{0, 1})) << "both ranks should have pulled work\n" << log_;
   }
 
-  // Runs kforge-eval like run_eval, but kills its ranks with SIGKILL (as an out-of-memory killer or a node fault
-  // would) as soon as the ranks' journals show candidate `id` started for the `nth` time. Returns mpirun's code.
+  // Runs kforge-eval like run_eval, but kills mpirun and everything under it with SIGKILL (as an out-of-memory killer
+  // or a node fault would) as soon as the ranks' journals show candidate `id` started for the `nth` time: mpirun runs
+  // in a process group of its own (setsid), so no rank of a killed run lives on into the next. Returns mpirun's code.
   int run_eval_killed_at_start(int ranks, const fs::path& manifest, const std::string& id, int nth) {
     const fs::path script = dir_ / "kill_when_started.sh";
-    std::ofstream(script) << KFORGE_MPIRUN << " -np " << ranks << " --oversubscribe " << kEval << " --manifest "
-                          << manifest << " --scratch " << dir_ << " >> " << dir_ / "killed.log"
+    std::ofstream(script) << "setsid " << KFORGE_MPIRUN << " -np " << ranks << " --oversubscribe " << kEval
+                          << " --manifest " << manifest << " --scratch " << dir_ << " >> " << dir_ / "killed.log"
                           << " 2>&1 &\n"
                           << "pid=$!\n"
                           << "for i in $(seq 1 1200); do\n"
@@ -146,7 +147,7 @@ class EvalFaults : public ::testing::Test {
                           << "  [ \"$n\" -ge " << nth << " ] && break\n"
                           << "  sleep 0.05\n"
                           << "done\n"
-                          << "pkill -9 -P $pid\n"
+                          << "kill -9 -- -$pid\n"
                           << "wait $pid\n";
     const int status = std::system(("bash " + script.string()).c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
