@@ -15,7 +15,9 @@ packages=(
   slurm-wlm slurmctld slurmd libslurm-dev munge    # Slurm adapter and the real single-node test cluster
   iproute2                                         # the 3-node test cluster's network namespaces (ip netns)
   python3 python3-h5py python3-pandas python3-numpy  # the archive reader in share/python
+  python3-yaml python3-matplotlib                  # kforge plot, kforge report --html (share/python/kforge_plot.py)
   clang libclang-rt-14-dev llvm-14                 # fuzz targets: clang 14, libFuzzer + ASan/UBSan runtimes, symbolizer
+  man-db lua5.4                                    # the install test: man -l on the man pages, luac on the modulefile
 )
 
 missing=()
@@ -36,5 +38,7 @@ cuda_args=()
 [[ -x /usr/local/cuda/bin/nvcc ]] && cuda_args=(-DCUDAToolkit_ROOT=/usr/local/cuda)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cuda_args[@]}" ${KFORGE_CMAKE_ARGS:-} > build-configure.log || {
   cat build-configure.log; exit 1; }
-cmake --build build -j"$(nproc)"
-echo "setup: built build/bin/kforge, build/bin/kforge-eval"
+# Only what a campaign needs (the demo, the daemon): tests/run-all.sh builds the rest (tests, benchmarks, man pages)
+# before it runs them, so a newcomer sees the demo without waiting for the test binaries.
+cmake --build build -j"$(nproc)" --target kforge kforge-eval kforged
+echo "setup: built build/bin/kforge, build/bin/kforge-eval, build/bin/kforged (tests/run-all.sh builds the tests)"

@@ -1,16 +1,23 @@
-// search_efficiency: how close a search strategy gets to the optimum of a fully measured GPU search space
-// within fixed budgets of evaluations, against random search in the same run.
-//   search_efficiency --cache FILE.json.gz --budgets 25,100,400 --repeats 50 [--strategy NAME] [--json]
+// search_efficiency: how close search strategies get to the optimum of fully measured GPU search spaces
+// within fixed budgets of evaluations, against random search in the same run, per space and on average.
+//   search_efficiency --cache FILE.json.gz... [--strategy NAME,...] [--budgets 25,100,400] [--repeats 50]
+//                     [--prior FILE.json.gz...] [--inverted-prior] [--json]
 // The measured spaces are in the repository (share/data/kernel-spaces), e.g. from its root:
 //   build/bin/search_efficiency --budgets 25,100,400
 //       --cache share/data/kernel-spaces/cache/convolution_milo-A100.json.gz
 // Fraction of optimum = best time in the whole space / best time found (0 when nothing ran); every
-// evaluation counts, failed ones included. Repeats use independent seeds (one stream per budget and repeat).
+// evaluation counts, failed ones included. Repeats use independent seeds (one stream per budget and repeat),
+// the same seeds for every strategy, so two strategies' figures are a paired comparison.
+// --prior: Kernel Tuner caches measured elsewhere (another GPU of the same kernel). Each space gets as prior
+// every one of them with the same parameters that is not the space's own file, and each strategy is run cold
+// and warm ("+prior") in the same run. --inverted-prior adds a run with those priors' ranking reversed (the
+// fastest taken for the slowest): a misleading prior, which must not make a search much worse than cold.
 #include <boost/program_options.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -23,18 +30,28 @@
 namespace po = boost::program_options;
 using kforge::kernels::ReplayOutcome;
 using kforge::kernels::ReplaySpace;
-using kforge::scheduler::SearchStrategy;
+using kforge::scheduler::PriorObservations;
 
 namespace {
 
 struct Settings {
-  std::string cache;
-  std::string strategy = "default";
+  std::vector<std::string> caches;
+  std::vector<std::string> priors;
+  std::vector<std::string> strategies;
   std::vector<int> budgets;
   int repeats = 50;
   std::uint64_t seed = 20240601;
   int threads = 0;
+  bool inverted = false;
   bool json = false;
+};
+
+struct Space {
+  std::string name;
+  ReplaySpace replay;
+  std::vector<PriorObservations> prior;     // the other caches of the same parameters
+  std::vector<PriorObservations> inverted;  // the same with their ranking reversed
+  std::size_t prior_entries = 0;
 };
 
 struct Figures {
@@ -42,12 +59,25 @@ struct Figures {
   double std = 0.0;
 };
 
+struct Row {  // one strategy in one prior mode
+  std::string strategy;
+  std::string mode;  // "", "+prior", "+inverted prior"
+};
+
 std::uint64_t mix(std::uint64_t z) { return kforge::jobs::splitmix64(z); }
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
 
 std::vector<int> parse_budgets(const std::string& text) {
   std::vector<int> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
+  for (const std::string& item : split(text)) {
     const int b = std::stoi(item);
     if (b <= 0) throw std::invalid_argument("--budgets: every budget must be positive, got " + item);
     out.push_back(b);
@@ -56,22 +86,48 @@ std::vector<int> parse_budgets(const std::string& text) {
   return out;
 }
 
+std::string space_name(const std::string& path) {
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  for (const std::string suffix : {".json.gz", ".json"}) {
+    if (name.size() > suffix.size() && name.ends_with(suffix)) return name.substr(0, name.size() - suffix.size());
+  }
+  return name;
+}
+
+std::vector<std::string> parameter_names(const ReplaySpace& s) {
+  std::vector<std::string> names;
+  for (const auto& p : s.parameters()) names.push_back(p.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+PriorObservations observations(const ReplaySpace& s, bool invert) {
+  PriorObservations prior{s.path().string(), {}};
+  for (const auto& e : s.entries()) {
+    const bool ok = e.outcome == ReplayOutcome::measured;
+    prior.measured.emplace_back(e.genome,
+                                ok ? (invert ? 1.0 / e.time_ms : e.time_ms) : std::numeric_limits<double>::infinity());
+  }
+  return prior;
+}
+
 // One search of `budget` evaluations; returns the fraction of optimum it reached.
-double run_once(const ReplaySpace& space, const std::string& strategy, int budget, std::uint64_t seed) {
+double run_once(const Space& space, const std::string& strategy, const std::vector<PriorObservations>* prior,
+                int budget, std::uint64_t seed) {
   std::vector<kforge::scheduler::StrategyParameter> params;
-  for (const auto& p : space.parameters()) params.push_back({p.name, p.values});
+  for (const auto& p : space.replay.parameters()) params.push_back({p.name, p.values});
   kforge::scheduler::StrategyOptions options;
   options.seed = seed;
   options.budget_hint = budget;
-  auto search = kforge::scheduler::make_strategy(strategy, std::move(params),
-                                                 [&](const kforge::jobs::Genome& g) { return space.contains(g); },
-                                                 options);
+  if (prior) options.prior = *prior;
+  auto search = kforge::scheduler::make_strategy(
+      strategy, std::move(params), [&](const kforge::jobs::Genome& g) { return space.replay.contains(g); }, options);
   double best = std::numeric_limits<double>::infinity();
   for (int spent = 0; spent < budget;) {
     const std::vector<kforge::jobs::Genome> batch = search->ask(1);
     if (batch.empty()) break;  // the whole space was evaluated
     for (const auto& g : batch) {
-      const auto found = space.lookup(g);
+      const auto found = space.replay.lookup(g);
       if (found.outcome == ReplayOutcome::not_in_space) {
         throw std::logic_error("strategy " + strategy + " asked for an invalid configuration " + g.to_text());
       }
@@ -80,11 +136,14 @@ double run_once(const ReplaySpace& space, const std::string& strategy, int budge
       ++spent;
     }
   }
-  return std::isfinite(best) ? space.best_time_ms() / best : 0.0;
+  return std::isfinite(best) ? space.replay.best_time_ms() / best : 0.0;
 }
 
-Figures measure(const ReplaySpace& space, const Settings& s, const std::string& strategy, int budget,
-                std::uint64_t stream) {
+Figures measure(const Space& space, const Settings& s, const Row& row, int budget) {
+  const std::vector<PriorObservations>* prior = row.mode == "+prior"            ? &space.prior
+                                                : row.mode == "+inverted prior" ? &space.inverted
+                                                                                : nullptr;
+  const std::uint64_t stream = row.strategy == "random" ? 2 : 1;
   std::vector<double> fractions(static_cast<std::size_t>(s.repeats));
   const int threads = std::max(1, std::min(s.threads, s.repeats));
   std::vector<std::thread> workers;
@@ -92,7 +151,7 @@ Figures measure(const ReplaySpace& space, const Settings& s, const std::string& 
     workers.emplace_back([&, t] {
       for (int r = t; r < s.repeats; r += threads) {
         const std::uint64_t seed = mix(s.seed ^ mix(stream ^ mix(static_cast<std::uint64_t>(budget) << 20 | r)));
-        fractions[static_cast<std::size_t>(r)] = run_once(space, strategy, budget, seed);
+        fractions[static_cast<std::size_t>(r)] = run_once(space, row.strategy, prior, budget, seed);
       }
     });
   }
@@ -105,12 +164,22 @@ Figures measure(const ReplaySpace& space, const Settings& s, const std::string& 
   return f;
 }
 
-std::string space_name(const std::string& path) {
-  std::string name = path.substr(path.find_last_of('/') + 1);
-  for (const std::string suffix : {".json.gz", ".json"}) {
-    if (name.size() > suffix.size() && name.ends_with(suffix)) return name.substr(0, name.size() - suffix.size());
+std::vector<Space> load_spaces(const Settings& s) {
+  std::vector<Space> spaces;
+  std::vector<ReplaySpace> priors;
+  for (const std::string& p : s.priors) priors.push_back(ReplaySpace::load(p));
+  for (const std::string& c : s.caches) {
+    Space space{space_name(c), ReplaySpace::load(c), {}, {}, 0};
+    for (const ReplaySpace& p : priors) {
+      if (std::filesystem::equivalent(p.path(), space.replay.path())) continue;  // never its own prior
+      if (parameter_names(p) != parameter_names(space.replay)) continue;         // another kernel's space
+      space.prior.push_back(observations(p, false));
+      space.inverted.push_back(observations(p, true));
+      space.prior_entries += p.entries().size();
+    }
+    spaces.push_back(std::move(space));
   }
-  return name;
+  return spaces;
 }
 
 std::string json_string(const std::string& text) {
@@ -123,29 +192,50 @@ std::string json_string(const std::string& text) {
 }
 
 bool parse_args(int argc, char** argv, Settings& s) {
-  std::string budgets = "25,100,400";
+  std::string budgets = "25,100,400", strategies = "default";
   po::options_description desc("search_efficiency options");
   desc.add_options()("help,h", "this help")(
-      "cache", po::value(&s.cache)->required(), "Kernel Tuner cache of a fully measured space (.json or .json.gz)")(
+      "cache", po::value(&s.caches)->multitoken()->required(),
+      "Kernel Tuner caches of fully measured spaces (.json or .json.gz), one or more")(
       "budgets", po::value(&budgets), "comma-separated evaluation budgets (default 25,100,400)")(
       "repeats", po::value(&s.repeats), "independent searches per budget (default 50)")(
-      "strategy", po::value(&s.strategy), "strategy to measure (default: default)")(
-      "seed", po::value(&s.seed), "base seed of the repeats")(
+      "strategy", po::value(&strategies), "comma-separated strategies to measure (default: default)")(
+      "prior", po::value(&s.priors)->multitoken(),
+      "caches measured elsewhere: each strategy also runs warm-started from those of the same parameters")(
+      "inverted-prior", "also run with the priors' ranking reversed (a misleading prior)")("seed", po::value(&s.seed),
+                                                                                           "base seed of the repeats")(
       "threads", po::value(&s.threads), "worker threads (default: all cores)")("json", "print JSON");
   po::variables_map vm;
   po::store(po::parse_command_line(argc, argv, desc), vm);
   if (vm.count("help")) {
     std::cout << desc << "\nknown strategies:";
     for (const auto& n : kforge::scheduler::strategy_names()) std::cout << ' ' << n;
-    std::cout << '\n';
+    std::cout << "\n(and gp+KNOB+... combinations: see scheduler/src/search/strategy.cpp)\n";
     return false;
   }
   po::notify(vm);
   s.json = vm.count("json") != 0;
+  s.inverted = vm.count("inverted-prior") != 0;
   s.budgets = parse_budgets(budgets);
+  s.strategies = split(strategies);
+  if (s.strategies.empty()) throw std::invalid_argument("--strategy: give at least one strategy");
+  if (s.inverted && s.priors.empty()) throw std::invalid_argument("--inverted-prior needs --prior FILE...");
   if (s.repeats < 1) throw std::invalid_argument("--repeats must be at least 1");
   if (s.threads <= 0) s.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return true;
+}
+
+std::vector<Row> rows_of(const Settings& s) {
+  std::vector<Row> rows;
+  for (const std::string& name : s.strategies) {
+    rows.push_back({name, ""});
+    if (!s.priors.empty() && name != "random") rows.push_back({name, "+prior"});
+    if (s.inverted && name != "random") rows.push_back({name, "+inverted prior"});
+  }
+  if (std::find(s.strategies.begin(), s.strategies.end(), "random") == s.strategies.end()) {
+    rows.push_back({"random", ""});
+  }
+  return rows;
 }
 
 }  // namespace
@@ -153,30 +243,58 @@ bool parse_args(int argc, char** argv, Settings& s) {
 int main(int argc, char** argv) try {
   Settings s;
   if (!parse_args(argc, argv, s)) return 0;
-  const ReplaySpace space = ReplaySpace::load(s.cache);
-  kforge::scheduler::make_strategy(s.strategy, {{"x", {std::int64_t{0}}}}, {});  // reject unknown names early
+  for (const std::string& name : s.strategies) {  // reject unknown names before the long part
+    kforge::scheduler::make_strategy(name, {{"x", {std::int64_t{0}}}}, {});
+  }
+  const std::vector<Space> spaces = load_spaces(s);
+  const std::vector<Row> rows = rows_of(s);
   if (s.json) {
     std::cout << "{";
     kforge::bench::write_context_json(std::cout, "search_efficiency");
-    std::cout << ",\"space\":" << json_string(space_name(s.cache)) << ",\"strategy\":" << json_string(s.strategy)
-              << ",\"repeats\":" << s.repeats << ",\"budgets\":[";
+    std::cout << ",\"repeats\":" << s.repeats << ",\"spaces\":[";
+    for (std::size_t i = 0; i < spaces.size(); ++i) {
+      std::cout << (i ? "," : "") << "{\"name\":" << json_string(spaces[i].name)
+                << ",\"configurations\":" << spaces[i].replay.entries().size()
+                << ",\"failed\":" << spaces[i].replay.failed_count() << ",\"prior_sets\":" << spaces[i].prior.size()
+                << "}";
+    }
+    std::cout << "],\"results\":[" << std::flush;
   } else {
-    std::printf("search_efficiency: %s (%zu configurations, %zu failed), strategy %s, %d repeats\n",
-                space_name(s.cache).c_str(), space.entries().size(), space.failed_count(), s.strategy.c_str(),
+    std::printf("search_efficiency: %zu spaces, %d repeats, fraction of optimum (mean over repeats)\n", spaces.size(),
                 s.repeats);
-    std::printf("  budget  fraction of optimum (mean +- std)   random search\n");
+    for (std::size_t i = 0; i < spaces.size(); ++i) {
+      std::printf("  [%zu] %s: %zu configurations, %zu failed; prior: %zu caches (%zu entries)\n", i + 1,
+                  spaces[i].name.c_str(), spaces[i].replay.entries().size(), spaces[i].replay.failed_count(),
+                  spaces[i].prior.size(), spaces[i].prior_entries);
+    }
   }
-  for (std::size_t i = 0; i < s.budgets.size(); ++i) {
-    const int b = s.budgets[i];
-    const Figures f = measure(space, s, s.strategy, b, 1);
-    const Figures r = measure(space, s, "random", b, 2);
-    if (s.json) {
-      std::printf("%s{\"budget\":%d,\"mean_fraction\":%.4f,\"std\":%.4f,\"random_mean_fraction\":%.4f,"
-                  "\"random_std\":%.4f}",
-                  i ? "," : "", b, f.mean, f.std, r.mean, r.std);
-      std::fflush(stdout);
-    } else {
-      std::printf("  %6d  %.3f +- %.3f                     %.3f +- %.3f\n", b, f.mean, f.std, r.mean, r.std);
+  bool first = true;
+  for (const int b : s.budgets) {
+    if (!s.json) {
+      std::printf("budget %-4d %-26s", b, "strategy");
+      for (std::size_t i = 0; i < spaces.size(); ++i) std::printf("   [%zu]", i + 1);
+      std::printf("  average\n");
+    }
+    for (const Row& row : rows) {
+      double sum = 0.0;
+      if (!s.json) std::printf("            %-26s", (row.strategy + (row.mode.empty() ? "" : " " + row.mode)).c_str());
+      for (const Space& space : spaces) {
+        const Figures f = measure(space, s, row, b);
+        sum += f.mean;
+        if (s.json) {
+          std::printf(
+              "%s{\"budget\":%d,\"strategy\":%s,\"prior\":%s,\"space\":%s,\"mean_fraction\":%.4f,"
+              "\"std\":%.4f}",
+              first ? "" : ",", b, json_string(row.strategy).c_str(),
+              json_string(row.mode.empty() ? "none" : row.mode.substr(1)).c_str(), json_string(space.name).c_str(),
+              f.mean, f.std);
+          first = false;
+        } else {
+          std::printf(" %.3f", f.mean);
+        }
+        std::fflush(stdout);
+      }
+      if (!s.json) std::printf("  %.3f\n", sum / static_cast<double>(spaces.size()));
     }
   }
   if (s.json) std::cout << "]}" << std::endl;

@@ -28,8 +28,9 @@ struct Parsed {
 };
 
 Parsed parse_command_line(int argc, char** argv) {
-  po::options_description visible("Usage: kforge-eval --manifest PATH [--scratch DIR] [--keep-scratch]\nOptions");
-  visible.add_options()("help,h", "print this help and exit")(
+  po::options_description visible(
+      "Usage: kforge-eval --manifest PATH [--scratch DIR] [--keep-scratch] | --version | --help\nOptions");
+  visible.add_options()("help,h", "print this help and exit")("version", "print the version and exit")(
       "manifest", po::value<std::string>(), "task manifest (YAML) to evaluate; the shard goes where it says")(
       "scratch", po::value<std::string>(), "folder for per-candidate scratch space (default: system temp)")(
       "keep-scratch", "keep the scratch folders (sources, objects, files candidates wrote)");
@@ -44,6 +45,7 @@ Parsed parse_command_line(int argc, char** argv) {
     return Parsed{std::nullopt, mpi_eval::kExitUsage, std::string("kforge-eval: ") + e.what() + "\n" + help.str()};
   }
   if (vm.count("help")) return Parsed{std::nullopt, 0, help.str()};
+  if (vm.count("version")) return Parsed{std::nullopt, 0, "kforge-eval " KFORGE_VERSION "\n"};
   if (!vm.count("manifest")) {
     return Parsed{std::nullopt, mpi_eval::kExitUsage, "kforge-eval: --manifest PATH is required\n" + help.str()};
   }

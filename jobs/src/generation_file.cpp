@@ -5,6 +5,7 @@
 #include "detail/archive_file.hpp"
 #include "detail/durable_file.hpp"
 #include "detail/h5_generation_tables.hpp"
+#include "detail/h5_parameters.hpp"
 #include "detail/h5_records.hpp"
 
 namespace kforge::jobs {
@@ -14,6 +15,7 @@ void write_generation_contents(hid_t file, const Generation& g) {
   detail::write_provenance(file, g.provenance, "generation");
   h5::write_attr(file, "generation", static_cast<long long>(g.generation));
   h5::write_records(file, g.records);
+  h5::write_parameter_table(file, g.records);  // typed columns of the records' genomes, for pandas
   h5::write_baselines(file, g.baselines);
   h5::write_candidates(file, g.candidates);
   h5::write_population(file, g.population);

@@ -210,6 +210,7 @@ void write_records(hid_t file, const std::vector<EvalRecord>& records) {
   write_string_column(file, "evidence", evidence);
   write_string_column(file, "sources", sources);
   write_string_column(file, "failed_cases", failed_cases);
+  write_metrics(file, records);
 }
 
 std::vector<EvalRecord> read_records(hid_t file) {
@@ -231,6 +232,7 @@ std::vector<EvalRecord> read_records(hid_t file) {
     records.back().source = std::move(sources[i]);
     if (!failed_cases.empty()) records.back().failed_case = std::move(failed_cases[i]);
   }
+  read_metrics(file, records);
   return records;
 }
 

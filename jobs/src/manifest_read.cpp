@@ -47,6 +47,34 @@ class Reader {
   std::string where_;
 };
 
+EngineSpec read_engine(const Reader& r) {
+  EngineSpec e;
+  const Reader m = r.sub("model");
+  e.model.architecture = m.get<std::string>("architecture");
+  for (auto [key, field] : {std::pair{"layers", &ModelSpec::layers}, {"hidden", &ModelSpec::hidden},
+                            {"heads", &ModelSpec::heads}, {"kv_heads", &ModelSpec::kv_heads},
+                            {"head_dim", &ModelSpec::head_dim}, {"mlp_hidden", &ModelSpec::mlp_hidden},
+                            {"vocab", &ModelSpec::vocab}, {"attention_every", &ModelSpec::attention_every}})
+    e.model.*field = m.get<std::int64_t>(key);
+  e.model.tied_embeddings = m.get<bool>("tied_embeddings");
+  e.model.rope_theta = m.get<double>("rope_theta");
+  e.model.norm_eps = m.get<double>("norm_eps");
+  e.model.weight_seed = m.get<std::uint64_t>("weight_seed");
+  e.model.weights_file = m.get<std::string>("weights_file");
+  const Reader w = r.sub("workload");
+  e.workload.seed = w.get<std::uint64_t>("seed");
+  for (auto [key, field] : {std::pair{"requests", &WorkloadSpec::requests}, {"prompt_min", &WorkloadSpec::prompt_min},
+                            {"prompt_max", &WorkloadSpec::prompt_max}, {"output_min", &WorkloadSpec::output_min},
+                            {"output_max", &WorkloadSpec::output_max}, {"concurrency", &WorkloadSpec::concurrency}})
+    e.workload.*field = w.get<std::int64_t>(key);
+  e.workload.arrival_rate = w.get<double>("arrival_rate");
+  e.workload.objective = w.get<std::string>("objective");
+  e.workload.slo_p99_itl_ms = w.get<double>("slo_p99_itl_ms");
+  e.workload.slo_p99_ttft_ms = w.get<double>("slo_p99_ttft_ms");
+  if (e.empty()) throw ManifestError("key '" + m.path("architecture") + "' is empty");
+  return e;
+}
+
 EvalSettings read_settings(const Reader& r) {
   EvalSettings s;
   s.wall_timeout_s = r.get<double>("wall_timeout_s");
@@ -68,6 +96,7 @@ EvalSettings read_settings(const Reader& r) {
   if (r.has("replay_cache")) s.replay_cache = r.get<std::string>("replay_cache");
   if (r.has("max_spill_bytes")) s.max_spill_bytes = r.get<std::int64_t>("max_spill_bytes");
   if (r.has("validation_cases")) s.validation_cases = r.get<std::vector<std::string>>("validation_cases");
+  if (r.has("engine")) s.engine = read_engine(r.sub("engine"));  // engine campaigns only
   return s;
 }
 

@@ -13,6 +13,7 @@ std::string_view to_string(Status s) {
     case Status::timeout: return "timeout";
     case Status::cheat_detected: return "cheat_detected";
     case Status::infra_error: return "infra_error";
+    case Status::slo_missed: return "slo_missed";
   }
   return "unknown";  // only reachable through a cast of an out-of-range integer
 }

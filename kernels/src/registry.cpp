@@ -2,6 +2,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/host_engine_backend.hpp"
 #include "host/host_gemm_backend.hpp"
 #include "host/host_kda_backend.hpp"
 #include "kforge/kernels/backend.hpp"
@@ -21,10 +22,12 @@ namespace kforge::kernels {
 std::unique_ptr<Backend> make_backend(std::string_view backend, std::string_view family) {
   if (backend == "host" && family == "gemm") return std::make_unique<host::HostGemmBackend>();
   if (backend == "host" && family == "kda") return std::make_unique<host::HostKdaBackend>();
+  if (backend == "host" && family == "engine") return std::make_unique<engine::HostEngineBackend>();
   // replay serves any family: the measured space (settings.replay_cache) defines what a configuration is.
   if (backend == "replay") return std::make_unique<replay::ReplayBackend>(std::string(family));
-  const std::string unknown = "no kernel backend for " + std::string(backend) + "/" + std::string(family) +
-                              " (known backend/family pairs: host/gemm, host/kda, replay/any" KFORGE_CUDA_PAIRS ")";
+  const std::string unknown =
+      "no kernel backend for " + std::string(backend) + "/" + std::string(family) +
+      " (known backend/family pairs: host/gemm, host/kda, host/engine, replay/any" KFORGE_CUDA_PAIRS ")";
 #ifdef KFORGE_HAVE_CUDA
   if (backend == "cuda") {
     try {

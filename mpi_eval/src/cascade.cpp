@@ -91,6 +91,7 @@ void apply_report(jobs::EvalRecord& r, const ChildReport& report) {
     return;
   }
   fill_times(r, report.time->samples_ms);
+  r.metrics = report.time->metrics;
   r.status = report.time->status;
   if (r.status == Status::ok && r.sample_count == 0) {
     r.status = Status::infra_error;

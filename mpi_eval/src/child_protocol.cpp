@@ -30,6 +30,7 @@ std::string encode_child_report(const ChildReport& r) {
     out.put("time.status", jobs::to_string(r.time->status))
         .put("time.samples_ms", doubles_text(r.time->samples_ms))
         .put("time.evidence", r.time->evidence);
+    put_metrics(out, "time.metrics", r.time->metrics);
   }
   return out.str();
 }
@@ -47,6 +48,7 @@ ChildReport decode_child_report(std::string_view text) {
     t.status = status_of(in, "time.status");
     t.samples_ms = parse_doubles(in.text("time.samples_ms"), "time.samples_ms");
     t.evidence = in.text("time.evidence");
+    t.metrics = get_metrics(in, "time.metrics");
     r.time = std::move(t);
   }
   return r;

@@ -138,4 +138,26 @@ std::string KvReader::text(std::string_view key) const {
 double KvReader::real(std::string_view key) const { return parse_double(text(key), key); }
 std::int64_t KvReader::integer(std::string_view key) const { return parse_int(text(key), key); }
 
+void put_metrics(KvWriter& out, std::string_view prefix, const std::vector<jobs::Metric>& metrics) {
+  const std::string p(prefix);
+  out.put(p + ".count", static_cast<std::int64_t>(metrics.size()));
+  for (std::size_t n = 0; n < metrics.size(); ++n) {
+    const std::string at = p + "." + std::to_string(n);
+    out.put(at + ".name", metrics[n].name).put(at + ".unit", metrics[n].unit).put(at + ".value", metrics[n].value);
+  }
+}
+
+std::vector<jobs::Metric> get_metrics(const KvReader& in, std::string_view prefix) {
+  const std::string p(prefix);
+  if (!in.has(p + ".count")) return {};
+  const std::int64_t count = in.integer(p + ".count");
+  if (count < 0 || count > 4096) throw std::invalid_argument("bad metric count (key '" + p + ".count')");
+  std::vector<jobs::Metric> out;
+  for (std::int64_t n = 0; n < count; ++n) {
+    const std::string at = p + "." + std::to_string(n);
+    out.push_back({in.text(at + ".name"), in.text(at + ".unit"), in.real(at + ".value")});
+  }
+  return out;
+}
+
 }  // namespace kforge::mpi_eval

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "kforge/jobs/record.hpp"
+
 namespace kforge::mpi_eval {
 
 std::string escape_value(std::string_view raw);      // '\\' -> "\\\\", '\n' -> "\\n", '\r' -> "\\r", '\0' -> "\\0"
@@ -43,5 +45,10 @@ class KvReader {
  private:
   std::map<std::string, std::string, std::less<>> values_;
 };
+
+// Named figures (jobs::Metric) under `prefix`: PREFIX.count, then PREFIX.N.name / .unit / .value. A reader of a
+// message without PREFIX.count gets none (kernel records carry no metrics).
+void put_metrics(KvWriter& out, std::string_view prefix, const std::vector<jobs::Metric>& metrics);
+std::vector<jobs::Metric> get_metrics(const KvReader& in, std::string_view prefix);
 
 }  // namespace kforge::mpi_eval

@@ -46,6 +46,7 @@ void put_measures(KvWriter& out, const jobs::EvalRecord& r) {
       .put("max_abs_error", r.max_abs_error).put("max_rel_error", r.max_rel_error).put("compile_ms", r.compile_ms)
       .put("registers", std::int64_t{r.registers}).put("shared_bytes", r.shared_bytes)
       .put("spill_bytes", r.spill_bytes);
+  put_metrics(out, "metrics", r.metrics);
 }
 
 void put_place(KvWriter& out, const jobs::EvalRecord& r) {
@@ -85,6 +86,7 @@ void get_measures(const KvReader& in, jobs::EvalRecord& r) {
   r.registers = narrow(in.integer("registers"), "registers");
   r.shared_bytes = in.integer("shared_bytes");
   r.spill_bytes = in.integer("spill_bytes");
+  r.metrics = get_metrics(in, "metrics");
 }
 
 void get_place(const KvReader& in, jobs::EvalRecord& r) {

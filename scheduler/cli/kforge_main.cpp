@@ -47,7 +47,9 @@ const char* kTopHelp =
     "  run CAMPAIGN.yaml [--site SITE.yaml] [--out DIR]   run (or resume) a campaign in the foreground\n"
     "  validate CAMPAIGN.yaml [--site SITE.yaml]          check both configs, write nothing\n"
     "  status [DIR|NAME] [--json] [--spool S] [--owner U] where a campaign stands; no DIR: every campaign of the spool\n"
-    "  report DIR [--json]                               per-generation table, best candidate, lineage\n"
+    "  report DIR [--json|--html FILE]                   per-generation table, best candidate, lineage\n"
+    "  plot DIR [--out DIR] [--format png|svg]           pictures of the campaign, with their data as CSV/JSON\n"
+    "  watch DIR [--interval S] [--once]                 live progress bars, ETA and best so far of a campaign\n"
     "  export DIR --best [--to PATH]                     the best candidate's source, parameters, evidence\n"
     "  verify DIR                                        check every archive file; exit 4 and one line per problem\n"
     "  confirm DIR --top K [--rounds N]                  re-time the best K of each target vs the baselines, with intervals\n"
@@ -61,6 +63,7 @@ po::variables_map parse(const std::vector<std::string>& args, po::options_descri
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+    if (vm.count("help")) return vm;  // --help needs none of the required options
     po::notify(vm);
   } catch (const po::error& e) {
     throw Usage(e.what());
@@ -143,6 +146,7 @@ int cmd_report(const std::vector<std::string>& args, bool status) {
   po::options_description opts(status ? "kforge status [DIR|NAME]" : "kforge report DIR");
   opts.add_options()("help,h", "this help")("dir", po::value<std::string>(), "campaign directory")(
       "json", "machine-readable JSON (schema in docs/cli.md)");
+  if (!status) opts.add_options()("html", po::value<std::string>(), "write one self-contained HTML page (tables, plots)");
   if (status) {
     opts.add_options()("spool", po::value<std::string>(), "spool directory (no DIR, or NAME of a spool campaign)")(
         "owner", po::value<std::string>(), "with NAME: the campaign of this user (root and the admin group)");
@@ -163,6 +167,7 @@ int cmd_report(const std::vector<std::string>& args, bool status) {
   if (status && !fs::exists(dir) && kd::is_valid_campaign_name(dir.string())) {  // NAME of a spool campaign
     return spool_status(spool_from(vm), json, dir.string(), vm.count("owner") ? vm["owner"].as<std::string>() : "");
   }
+  if (!status && vm.count("html")) return ks::write_report_html(ks::CampaignDir(dir), vm["html"].as<std::string>());
   ks::CampaignReport r = ks::build_report(ks::CampaignDir(dir));
   if (status && r.generations_done < r.generations_planned && fs::exists(ks::CampaignDir(dir).site_config())) {
     const ks::SiteConfig site = ks::load_site(ks::CampaignDir(dir).site_config());
@@ -224,6 +229,42 @@ int cmd_cancel(const std::vector<std::string>& args) {
   return 0;
 }
 
+int cmd_plot(const std::vector<std::string>& args) {
+  po::options_description opts("kforge plot DIR");
+  opts.add_options()("help,h", "this help")("dir", po::value<std::string>(), "campaign directory")(
+      "out", po::value<std::string>()->default_value("plots"), "folder for the pictures, their CSV and plot_data.json")(
+      "format", po::value<std::string>()->default_value("png"), "png or svg");
+  po::positional_options_description pos;
+  pos.add("dir", 1);
+  auto vm = parse(args, opts, pos);
+  if (vm.count("help")) {
+    std::cout << opts;
+    return 0;
+  }
+  if (!vm.count("dir")) throw Usage("the argument ('dir') is required but missing");
+  const std::string format = vm["format"].as<std::string>();
+  if (format != "png" && format != "svg") throw Usage("--format must be png or svg, not '" + format + "'");
+  return ks::plot_campaign(ks::CampaignDir(vm["dir"].as<std::string>()), vm["out"].as<std::string>(), format);
+}
+
+int cmd_watch(const std::vector<std::string>& args) {
+  po::options_description opts("kforge watch DIR");
+  opts.add_options()("help,h", "this help")("dir", po::value<std::string>(), "campaign directory")(
+      "interval", po::value<double>()->default_value(2.0), "seconds between redraws")(
+      "once", "draw once and exit (scripts, logs)");
+  po::positional_options_description pos;
+  pos.add("dir", 1);
+  auto vm = parse(args, opts, pos);
+  if (vm.count("help")) {
+    std::cout << opts;
+    return 0;
+  }
+  if (!vm.count("dir")) throw Usage("the argument ('dir') is required but missing");
+  const double interval = vm["interval"].as<double>();
+  if (!(interval >= 0.1)) throw Usage("--interval must be at least 0.1 seconds");
+  return ks::watch_campaign(ks::CampaignDir(vm["dir"].as<std::string>()), interval, vm.count("once") != 0, std::cout);
+}
+
 int cmd_export(const std::vector<std::string>& args) {
   po::options_description opts("kforge export DIR --best");
   opts.add_options()("help,h", "this help")("dir", po::value<std::string>()->required(), "campaign directory")(
@@ -279,7 +320,7 @@ int cmd_confirm(const std::vector<std::string>& args) {
     throw std::runtime_error(dir.root().string() + " is not a kforge campaign directory (no campaign.yaml)");
   ks::CampaignLock lock(dir.lock_file());
   ks::refuse_cancelled_campaign(dir);
-  const ks::CampaignConfig campaign = ks::load_campaign(dir.campaign_config());
+  const ks::CampaignConfig campaign = ks::load_stored_campaign(dir);
   const ks::SiteConfig site = ks::load_site(dir.site_config());
   ks::require_slurm_conf(site);
   auto executor = ks::make_executor(site, campaign.name, dir, ks::locate_eval_binary());
@@ -295,11 +336,17 @@ int dispatch(const std::string& command, const std::vector<std::string>& rest) {
   if (command == "status") return cmd_report(rest, true);
   if (command == "report") return cmd_report(rest, false);
   if (command == "export") return cmd_export(rest);
+  if (command == "plot") return cmd_plot(rest);
+  if (command == "watch") return cmd_watch(rest);
   if (command == "verify") return cmd_verify(rest);
   if (command == "confirm") return cmd_confirm(rest);
   if (command == "submit") return cmd_submit(rest);
   if (command == "cancel") return cmd_cancel(rest);
-  throw Usage("unknown command '" + command + "' (run, validate, status, report, export, verify, confirm, submit, cancel)");
+  // Not a Usage: "(see kforge X --help)" would point at a command that does not exist.
+  std::cerr << "kforge: unknown command " << command
+            << "; commands are run, validate, status, report, plot, watch, export, verify, confirm, submit, cancel\n"
+               "(see kforge --help)\n";
+  return kExitUsage;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "kforge/scheduler/bootstrap.hpp"
 #include "kforge/scheduler/campaign_runner.hpp"
 #include "kforge/scheduler/generation_plan.hpp"
+#include "kforge/scheduler/report.hpp"
 
 namespace kforge::scheduler {
 namespace fs = std::filesystem;
@@ -100,16 +101,6 @@ std::map<int, double> times_of(const std::vector<jobs::ConfirmationSample>& samp
   return out;
 }
 
-double campaign_baseline_ms(const ArchiveView& archive, const std::string& name) {
-  std::vector<double> times;
-  for (const auto& g : archive.generations()) {
-    for (const auto& b : g.baselines) {
-      if (b.name == name && std::isfinite(b.time_median_ms)) times.push_back(b.time_median_ms);
-    }
-  }
-  return detail::median(times);
-}
-
 }  // namespace
 
 std::vector<jobs::TaskManifest> CampaignRunner::confirmation_tasks(const ArchiveView& archive, int top, int rounds,
@@ -191,6 +182,7 @@ jobs::Confirmation CampaignRunner::confirm_with(const ArchiveView& archive, int 
   c.resamples = kDefaultBootstrapResamples;
   c.seed = seed;
   for (const auto& t : tasks) collect_round(dir_, t, failed, c.samples, progress_);
+  const PairedBaselines paired(dir_, archive);
   for (int island = 0; island < static_cast<int>(campaign_.targets.size()); ++island) {
     const std::string& target = campaign_.targets[static_cast<std::size_t>(island)];
     const auto ranked = best_of_target(archive, target, top);
@@ -221,7 +213,7 @@ jobs::Confirmation CampaignRunner::confirm_with(const ArchiveView& archive, int 
         s.ci_high = interval.high;
         s.candidate_ms = detail::median(cand);
         s.baseline_ms = detail::median(base);
-        s.campaign_speedup = campaign_baseline_ms(archive, baseline) / jobs::fitness_ms(ranked[k].record);
+        s.campaign_speedup = paired.speedup(ranked[k].record, baseline);  // the report's rule (report.hpp)
         s.verdict = speedup_verdict(interval);
         progress_ << "kforge confirm: " << target << " #" << s.rank << " " << s.candidate_id.substr(0, 12) << ": "
                   << describe_speedup(interval, baseline, s.rounds) << std::endl;

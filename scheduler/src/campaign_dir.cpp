@@ -1,5 +1,8 @@
 #include "kforge/scheduler/campaign_dir.hpp"
 
+#include "kforge/jobs/text_file.hpp"
+#include "kforge/scheduler/config.hpp"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -43,6 +46,15 @@ int CampaignDir::completed_generations() const {
     }
   }
   return n;
+}
+
+CampaignConfig load_stored_campaign(const CampaignDir& dir) {
+  const std::string text = jobs::read_text_file(dir.campaign_config());
+  std::error_code ec;
+  if (!fs::is_regular_file(dir.campaign_origin(), ec)) return parse_campaign(text, dir.campaign_config());
+  fs::path origin = jobs::read_text_file(dir.campaign_origin());
+  // Parsed under the original file's name, so positions in messages still point into the stored copy's text.
+  return parse_campaign(text, origin);
 }
 
 long campaign_driver_pid(const CampaignDir& dir) {

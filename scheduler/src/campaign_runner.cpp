@@ -23,6 +23,7 @@
 #include "kforge/scheduler/infra_failure.hpp"
 #include "kforge/scheduler/learning.hpp"
 #include "kforge/scheduler/population.hpp"
+#include "kforge/scheduler/report.hpp"
 #include "kforge/scheduler/task_history.hpp"
 
 #ifndef KFORGE_VERSION
@@ -40,6 +41,7 @@ void prepare_campaign_dir(const CampaignDir& dir, const CampaignConfig& campaign
   } else {
     jobs::write_text_file_atomically(dir.campaign_config(), campaign.text);
   }
+  jobs::write_text_file_atomically(dir.campaign_origin(), fs::absolute(campaign.file).lexically_normal().string());
   jobs::write_text_file_atomically(dir.site_config(), site.text);  // the site may change between resumes; keep the latest
   jobs::ensure_campaign_id(dir.root());  // binds every file this campaign writes to it (docs/archive-schema.md)
 }
@@ -208,14 +210,12 @@ jobs::Generation CampaignRunner::assemble(int generation, const std::vector<jobs
   return g;
 }
 
-void CampaignRunner::print_progress(const jobs::Generation& g, double seconds) const {
+void CampaignRunner::print_progress(const jobs::Generation& g, const ArchiveView& archive, double seconds) const {
   std::map<jobs::Status, int> counts;
-  const jobs::EvalRecord* best = nullptr;
   int noisy = 0;  // records whose timing spread missed target_spread
   for (const auto& r : g.records) {
     ++counts[r.status];
     noisy += r.timing_noisy ? 1 : 0;
-    if (std::isfinite(jobs::fitness_ms(r)) && (!best || jobs::fitness_ms(r) < jobs::fitness_ms(*best))) best = &r;
   }
   std::ostringstream line;
   // Generations are numbered from 0 everywhere (folders gNNNN, gen-NNNN.h5, report, Slurm job names).
@@ -229,16 +229,7 @@ void CampaignRunner::print_progress(const jobs::Generation& g, double seconds) c
   }
   if (failed == 0) line << " 0";
   char buf[160];
-  if (best) {
-    std::snprintf(buf, sizeof buf, "  best %.3f ms", best->time_median_ms);
-    line << buf;
-    if (std::isfinite(best->speedup)) {  // families without a reference baseline have no speedup
-      std::snprintf(buf, sizeof buf, "  speedup %.2fx", best->speedup);
-      line << buf;
-    }
-  } else {
-    line << "  best -";
-  }
+  line << "  " << generation_bests(dir_, archive, g);  // the paired speedup rule of kforge report (report.hpp)
   std::snprintf(buf, sizeof buf, "  (%.1f s)", seconds);
   progress_ << line.str() << buf << "  noisy " << noisy << "/" << g.records.size() << std::endl;
 }
@@ -306,8 +297,8 @@ int CampaignRunner::run() {
     t.slurm_calls_s = executor_.times().slurm_calls_s - before.slurm_calls_s;
     t.wall_s = wall.seconds();
     write_phase_times(g, generation, tasks.size(), t);
-    print_progress(generation, t.wall_s);
     archive.add(std::move(generation));
+    print_progress(archive.generations().back(), archive, t.wall_s);
   }
   if (!fs::exists(dir_.index_file()) && !archive.generations().empty())
     jobs::rebuild_campaign_index(dir_.root(), provenance());

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/model_weights.hpp"
 #include "kforge/scheduler/expression.hpp"
 
 namespace kforge::scheduler {
@@ -97,8 +98,22 @@ void check_space_satisfiable(const CampaignConfig& campaign, const SearchSpace& 
                       "no one " + scope + " satisfies all constraints together", allowed);
 }
 
+// An engine campaign's weights file holds exactly the model's tensors (names, shapes, dtypes): every candidate and
+// baseline would otherwise fail alike, after the whole generation was planned and submitted.
+void check_engine_weights(const CampaignConfig& campaign) {
+  const jobs::ModelSpec& model = campaign.eval.engine.model;
+  if (campaign.eval.engine.empty() || model.weights_file.empty()) return;
+  try {
+    kernels::engine::load_weights(model);
+  } catch (const std::exception& e) {
+    throw ConfigError(campaign.location_of("model.weights"), "model.weights", e.what(),
+                      "a file with every tensor of the model, named and shaped as docs/engines.md lists");
+  }
+}
+
 SearchSpace validate_campaign(const CampaignConfig& campaign, const SiteConfig& site) {
   check_campaign_against_family(campaign, site);
+  check_engine_weights(campaign);
   SearchSpace space(campaign.space);  // constraint syntax and names, at the constraint's location
   check_space_satisfiable(campaign, space);
   check_site_serves_campaign(site, campaign);

@@ -9,6 +9,7 @@
 #include "kforge/jobs/seed.hpp"
 #include "kforge/jobs/text_file.hpp"
 #include "kforge/scheduler/agents/agent_runner.hpp"
+#include "kforge/scheduler/engine_kernel_import.hpp"
 #include "kforge/scheduler/learning.hpp"
 #include "kforge/scheduler/population.hpp"
 #include "strategy_children.hpp"
@@ -117,8 +118,12 @@ std::vector<jobs::Candidate> breed_island(const CampaignConfig& campaign, const 
   const bool evolutionary = campaign.search.strategy == "evolutionary";
   if (generation == 0) {
     int count = std::max(campaign.search.population, campaign.search.offspring);
-    children = evolutionary ? initial_candidates(space, count, tmpl, island, seen, rng)
-                            : strategy_children(campaign, space, archive, generation, island, count, seen);
+    // Engines built on the best kernels of earlier gemm campaigns come first (engine.kernels_from).
+    children = imported_kernel_candidates(campaign, space, tmpl, island, seen, rng);
+    count = std::max(0, count - static_cast<int>(children.size()));
+    auto fresh = evolutionary ? initial_candidates(space, count, tmpl, island, seen, rng)
+                              : strategy_children(campaign, space, archive, generation, island, count, seen);
+    children.insert(children.end(), fresh.begin(), fresh.end());
   } else {
     const std::vector<Member> parents = parents_of_island(archive, island);
     const std::map<std::string, double> shares = operator_shares(campaign, archive, island);

@@ -4,6 +4,7 @@
 #include "detail/json_writer.hpp"
 #include "kforge/scheduler/bootstrap.hpp"
 #include "kforge/scheduler/report.hpp"
+#include "report_engine.hpp"
 
 #ifndef KFORGE_VERSION
 #define KFORGE_VERSION "unknown"
@@ -31,12 +32,16 @@ void write_context(detail::JsonWriter& w, const CampaignReport& r) {
 void write_best(detail::JsonWriter& w, const CampaignReport& r) {
   const jobs::EvalRecord& b = *r.best;
   w.key("best").begin_object();
-  w.field("id", b.candidate_id).field("generation", static_cast<int>(b.generation)).field("island", static_cast<int>(b.island));
+  w.field("id", b.candidate_id)
+      .field("generation", static_cast<int>(b.generation))
+      .field("island", static_cast<int>(b.island));
   w.field("target", b.target).field("op", b.op).field("params", b.params);
-  w.field("time_ms", b.time_median_ms).field("time_min_ms", b.time_min_ms).field("speedup_vs_reference", b.speedup);
+  const auto ref = r.best_speedups.find("reference");
+  w.field("time_ms", b.time_median_ms).field("time_min_ms", b.time_min_ms);
+  w.field("speedup_vs_reference", ref == r.best_speedups.end() ? jobs::kNaN : ref->second);
   w.field("time_spread_rel", b.time_spread_rel).field("timing_noisy", b.timing_noisy);
-  w.key("baselines").begin_object();
-  for (const auto& [name, ms] : r.baseline_ms) w.field(name, b.time_median_ms / ms);
+  w.key("baselines").begin_object();  // paired speedups: the baseline timed in the best's own task / its time
+  for (const auto& [name, s] : r.best_speedups) w.field(name, s);
   w.end_object();
   w.key("lineage").begin_array();
   for (const auto& a : r.lineage) {
@@ -79,6 +84,46 @@ void write_confirmation(detail::JsonWriter& w, const CampaignReport& r) {
   w.end_array().end_object();
 }
 
+void write_baselines(detail::JsonWriter& w, const CampaignReport& r) {
+  w.key("baselines").begin_array();
+  for (const auto& b : r.baselines) {
+    w.begin_object().field("name", b.name).field("median_ms", b.median_ms).field("min_ms", b.min_ms);
+    w.field("max_ms", b.max_ms).field("tasks", b.tasks).end_object();
+  }
+  w.end_array();
+  w.key("baseline_failures").begin_array();
+  for (const auto& f : r.baseline_failures) {
+    w.begin_object().field("baseline", f.baseline).field("generation", f.generation).field("task", f.task);
+    w.field("target", f.target).field("reason", f.reason).end_object();
+  }
+  w.end_array();
+  w.key("best_per_target").begin_object();
+  for (const auto& [target, t] : r.best_per_target) {
+    w.key(target)
+        .begin_object()
+        .field("id", t.record.candidate_id)
+        .field("generation", static_cast<int>(t.record.generation));
+    w.field("island", static_cast<int>(t.record.island)).field("time_ms", t.record.time_median_ms);
+    w.key("speedups").begin_object();
+    for (const auto& [name, s] : t.speedups) w.field(name, s);
+    w.end_object().end_object();
+  }
+  w.end_object();
+}
+
+void write_effects(detail::JsonWriter& w, const CampaignReport& r) {
+  w.key("parameter_effects").begin_array();
+  for (const auto& e : r.parameter_effects) {
+    w.begin_object().field("parameter", e.parameter).field("value", e.value).field("evaluated", e.evaluated);
+    w.field("ok", e.ok).field("relative", e.relative).field("ci_low", e.ci_low).field("ci_high", e.ci_high);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("lessons_summary").begin_array();
+  for (const auto& l : r.lessons_summary) w.value(l);
+  w.end_array();
+}
+
 }  // namespace
 
 void write_report_json(std::ostream& out, const CampaignReport& r) {
@@ -97,9 +142,13 @@ void write_report_json(std::ostream& out, const CampaignReport& r) {
     w.key("status_counts");
     write_status_counts(w, g.status_counts);
     w.field("timing_noisy", g.noisy);
-    w.field("best_time_ms", g.best_ms).field("best_speedup", g.best_speedup).end_object();
+    w.field("best_time_ms", g.best_ms).field("best_speedup", g.best_speedup).field("best_id", g.best_id);
+    w.field("best_so_far_time_ms", g.best_so_far_ms).field("best_so_far_speedup", g.best_so_far_speedup);
+    w.field("best_so_far_id", g.best_so_far_id).end_object();
   }
   w.end_array();
+  write_baselines(w, r);
+  write_effects(w, r);
   w.key("operators").begin_object();
   for (const auto& [op, c] : r.operators) {
     w.key(op).begin_object().field("children", c.children).field("ok", c.ok).field("improved", c.improved).end_object();
@@ -113,6 +162,8 @@ void write_report_json(std::ostream& out, const CampaignReport& r) {
   } else {
     w.key("best").value(jobs::kNaN);  // null: nothing ok yet
   }
+  write_engine_json(w, r.best ? &*r.best : nullptr);
+
   write_confirmation(w, r);
   w.end_object();
   out << "\n";
@@ -123,9 +174,10 @@ void write_status_json(std::ostream& out, const CampaignReport& r) {
   w.begin_object();
   w.field("schema_version", kReportSchemaVersion);
   write_context(w, r);
-  w.field("campaign", r.campaign).field("state", r.generations_done >= r.generations_planned ? "done"
-                                                   : r.running                                 ? "running"
-                                                                                              : "stopped");
+  w.field("campaign", r.campaign)
+      .field("state", r.generations_done >= r.generations_planned ? "done"
+                      : r.running                                 ? "running"
+                                                                  : "stopped");
   w.field("generations", r.generations_done).field("generations_planned", r.generations_planned);
   w.field("current_tasks", r.current_tasks).field("current_tasks_done", r.current_tasks_done);
   w.field("evaluations", r.evaluations);

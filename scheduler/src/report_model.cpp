@@ -1,10 +1,10 @@
-#include <sys/file.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <deque>
 #include <limits>
 #include <set>
@@ -30,9 +30,8 @@ bool lock_is_held(const fs::path& lock_file) {
   return held;
 }
 
-using detail::median;
-
-GenerationSummary summarize(const jobs::Generation& g) {
+// so_far: the best record of the generations before g; updated to include g's.
+GenerationSummary summarize(const jobs::Generation& g, const PairedBaselines& paired, const jobs::EvalRecord*& so_far) {
   GenerationSummary s;
   s.generation = g.generation;
   s.evaluated = static_cast<int>(g.records.size());
@@ -42,8 +41,15 @@ GenerationSummary summarize(const jobs::Generation& g) {
     const double f = jobs::fitness_ms(r);
     if (std::isfinite(f) && !(f >= s.best_ms)) {
       s.best_ms = f;
-      s.best_speedup = r.speedup;
+      s.best_speedup = paired.speedup(r, "reference");
+      s.best_id = r.candidate_id;
     }
+    if (std::isfinite(f) && (!so_far || f < jobs::fitness_ms(*so_far))) so_far = &r;
+  }
+  if (so_far) {
+    s.best_so_far_ms = so_far->time_median_ms;
+    s.best_so_far_speedup = paired.speedup(*so_far, "reference");
+    s.best_so_far_id = so_far->candidate_id;
   }
   return s;
 }
@@ -126,7 +132,8 @@ std::optional<Headline> headline_of(const CampaignReport& r) {
     }
   }
   h.baseline = "reference";
-  h.speedup = r.best->speedup;
+  const auto paired = r.best_speedups.find("reference");  // the paired rule, as everywhere else
+  h.speedup = paired != r.best_speedups.end() ? paired->second : r.best->speedup;
   h.verdict = "unconfirmed";
   char buf[96];
   std::snprintf(buf, sizeof buf, "%.2fx vs reference, one campaign measurement (unconfirmed)", h.speedup);
@@ -138,7 +145,7 @@ CampaignReport build_report(const CampaignDir& dir) {
   if (!fs::exists(dir.campaign_config())) {
     throw std::runtime_error(dir.root().string() + " is not a kforge campaign directory (no campaign.yaml)");
   }
-  CampaignConfig config = load_campaign(dir.campaign_config());
+  CampaignConfig config = load_stored_campaign(dir);
   ArchiveView archive = ArchiveView::load(dir);
   CampaignReport r;
   r.campaign = config.name;
@@ -147,19 +154,31 @@ CampaignReport build_report(const CampaignDir& dir) {
   r.generations_done = static_cast<int>(archive.generations().size());
   r.running = lock_is_held(dir.lock_file());
   if (r.generations_done < r.generations_planned) read_progress(dir, r);
-  std::map<std::string, std::vector<double>> baseline_samples;
+  const PairedBaselines paired(dir, archive);
+  const jobs::EvalRecord* so_far = nullptr;
   for (const auto& g : archive.generations()) {
-    GenerationSummary s = summarize(g);
+    GenerationSummary s = summarize(g, paired, so_far);
     r.evaluations += s.evaluated;
     r.noisy += s.noisy;
     for (auto [status, n] : s.status_counts) r.status_counts[status] += n;
     r.generations.push_back(s);
-    for (const auto& b : g.baselines) {
-      if (std::isfinite(b.time_median_ms)) baseline_samples[b.name].push_back(b.time_median_ms);
+    for (const auto& rec : g.records) {
+      if (!std::isfinite(jobs::fitness_ms(rec))) continue;
+      auto it = r.best_per_target.find(rec.target);
+      if (it == r.best_per_target.end() || jobs::fitness_ms(rec) < jobs::fitness_ms(it->second.record))
+        r.best_per_target[rec.target] = {rec, paired.speedups(rec)};
     }
   }
-  for (auto& [name, times] : baseline_samples) r.baseline_ms[name] = median(times);
+  r.baselines = paired.summaries();
+  for (const auto& b : r.baselines) r.baseline_ms[b.name] = b.median_ms;
+  r.baseline_failures = paired.failures();
   r.best = archive.best();
+  if (r.best) {
+    r.best_speedups = paired.speedups(*r.best);
+    r.best_task_baseline_ms = paired.task_timings(*r.best);
+  }
+  r.parameter_effects = parameter_effects(archive);
+  r.lessons_summary = archive.lessons().summary;
   read_confirmation_of(dir, r);
   r.operators = campaign_credit(archive);
   if (r.best) r.lineage = lineage_of(archive, *r.best);

@@ -5,6 +5,7 @@
 
 #include "kforge/scheduler/bootstrap.hpp"
 #include "kforge/scheduler/report.hpp"
+#include "report_engine.hpp"
 
 namespace kforge::scheduler {
 
@@ -56,6 +57,37 @@ void write_confirmation_table(std::ostream& out, const CampaignReport& r) {
   }
 }
 
+void write_baselines(std::ostream& out, const CampaignReport& r) {
+  for (const auto& b : r.baselines) {
+    out << "baseline " << b.name << ": " << format(4, b.median_ms) << " ms median over " << b.tasks << " tasks (range "
+        << format(4, b.min_ms) << "-" << format(4, b.max_ms) << " ms)\n";
+  }
+  for (const auto& f : r.baseline_failures) {
+    out << "baseline " << f.baseline << " FAILED in generation " << f.generation << " task " << f.task << " ("
+        << f.target << "): " << f.reason << "\n";
+  }
+}
+
+// Parameter values with their evidence: ok evaluations and a 95% bootstrap interval of the relative time.
+void write_effects(std::ostream& out, const CampaignReport& r) {
+  if (!r.parameter_effects.empty()) {
+    out << "\nparameter effects (relative time: geometric mean of time / the target's median ok time; < 1 faster; "
+           "95% bootstrap interval, none below 2 ok runs)\n";
+    char line[256];
+    std::snprintf(line, sizeof line, "%-16s %-12s %9s %4s %9s %15s\n", "parameter", "value", "evaluated", "ok",
+                  "relative", "interval");
+    out << line;
+    for (const auto& e : r.parameter_effects) {
+      const std::string interval = e.ci_low == e.ci_low ? format(3, e.ci_low) + "-" + format(3, e.ci_high) : "-";
+      std::snprintf(line, sizeof line, "%-16s %-12s %9d %4d %9s %15s\n", e.parameter.c_str(), e.value.c_str(),
+                    e.evaluated, e.ok, format(3, e.relative).c_str(), interval.c_str());
+      out << line;
+    }
+  }
+  if (!r.lessons_summary.empty()) out << "\nlessons (/lessons/summary):\n";
+  for (const auto& l : r.lessons_summary) out << "  " << l << "\n";
+}
+
 }  // namespace
 
 void write_report_table(std::ostream& out, const CampaignReport& r) {
@@ -73,15 +105,29 @@ void write_report_table(std::ostream& out, const CampaignReport& r) {
     out << "\n";
   }
   out << "\n";
-  char line[256];
-  std::snprintf(line, sizeof line, "%-5s %9s %5s %5s %12s %9s  %s\n", "gen", "evaluated", "ok", "noisy", "best_ms",
-                "speedup", "failures");
+  out << "(gen_best: the generation's own best; so_far: the best of generations 0..gen; speedups vs reference, "
+         "paired: the baseline timed in the candidate's own task)\n";
+  char line[320];
+  std::snprintf(line, sizeof line, "%-5s %9s %5s %5s %12s %9s %12s %9s  %s\n", "gen", "evaluated", "ok", "noisy",
+                "gen_best_ms", "speedup", "so_far_ms", "speedup", "failures");
   out << line;
   for (const auto& g : r.generations) {
-    std::snprintf(line, sizeof line, "%-5d %9d %5d %5d %12s %9s  %s\n", g.generation, g.evaluated,
+    std::snprintf(line, sizeof line, "%-5d %9d %5d %5d %12s %9s %12s %9s  %s\n", g.generation, g.evaluated,
                   count(g.status_counts, jobs::Status::ok), g.noisy, format(4, g.best_ms).c_str(),
-                  format(2, g.best_speedup, "x").c_str(), failures(g.status_counts).c_str());
+                  format(2, g.best_speedup, "x").c_str(), format(4, g.best_so_far_ms).c_str(),
+                  format(2, g.best_so_far_speedup, "x").c_str(), failures(g.status_counts).c_str());
     out << line;
+  }
+  // The search's progress as bench/search_efficiency measures it: the best time against evaluations spent
+  // (failed ones included), so a user sees whether the search is still improving.
+  if (!r.generations.empty()) {
+    out << "\nbest so far vs evaluations spent:";  // after an empty line: the table above ends there
+    int spent = 0;
+    for (const auto& g : r.generations) {
+      spent += g.evaluated;
+      out << "  " << spent << " -> " << format(4, g.best_so_far_ms, " ms");
+    }
+    out << "\n";
   }
   out << "\n";
   std::snprintf(line, sizeof line, "%-24s %9s %5s %9s\n", "operator", "children", "ok", "improved");
@@ -91,7 +137,7 @@ void write_report_table(std::ostream& out, const CampaignReport& r) {
     out << line;
   }
   out << "\n";
-  for (const auto& [name, ms] : r.baseline_ms) out << "baseline " << name << ": " << format(4, ms) << " ms\n";
+  write_baselines(out, r);
   write_confirmation_table(out, r);
   if (!r.best) {
     out << "best: none yet (no candidate evaluated ok)\n";
@@ -100,22 +146,30 @@ void write_report_table(std::ostream& out, const CampaignReport& r) {
   const jobs::EvalRecord& b = *r.best;
   out << "best: " << b.candidate_id << "  generation " << b.generation << "  island " << b.island << " (" << b.target
       << ")  op " << b.op << "\n";
-  out << "  time " << format(4, b.time_median_ms) << " ms (min " << format(4, b.time_min_ms)
-      << ")  speedup vs reference " << format(2, b.speedup, "x") << "\n";
+  out << "  time " << format(4, b.time_median_ms) << " ms (min " << format(4, b.time_min_ms) << ")\n";
   if (b.timing_noisy) {
     out << "  timing NOISY: spread " << format(1, 100.0 * b.time_spread_rel, "%")
         << " missed target_spread; treat this time with care\n";
   }
-  for (const auto& [name, ms] : r.baseline_ms) {
-    out << "  vs " << name << ": " << format(3, ms / b.time_median_ms) << "x of its speed (best/baseline time "
-        << format(3, b.time_median_ms / ms) << ")\n";
+  for (const auto& [name, s] : r.best_speedups) {
+    out << "  vs " << name << ": " << format(3, s, "x") << " (paired: " << name << " timed in the same task)\n";
   }
   out << "  params " << b.params << "\n";
+  write_engine_table(out, b);
   if (!r.lineage.empty()) out << "  lineage (nearest first):\n";
   for (const auto& a : r.lineage) {
     out << "    " << a.id << "  g" << a.generation << "  " << a.op << "  " << format(4, a.time_ms, " ms")
         << (a.timing_noisy ? "  (timing noisy)" : "") << "\n";
   }
+  if (r.best_per_target.size() > 1) {
+    out << "best per target:\n";
+    for (const auto& [target, t] : r.best_per_target) {
+      auto ref = t.speedups.find("reference");
+      out << "  " << target << ": " << t.record.candidate_id << "  " << format(4, t.record.time_median_ms, " ms")
+          << "  " << format(2, ref == t.speedups.end() ? jobs::kNaN : ref->second, "x") << " vs reference\n";
+    }
+  }
+  write_effects(out, r);
 }
 
 void write_status_table(std::ostream& out, const CampaignReport& r) {
@@ -126,8 +180,8 @@ void write_status_table(std::ostream& out, const CampaignReport& r) {
   out << line;
   // A count ("1 of 2": generation 0 done), not a generation number: those start at 0.
   const std::string gen = std::to_string(r.generations_done) + " of " + std::to_string(r.generations_planned);
-  const std::string tasks = r.current_tasks ? std::to_string(r.current_tasks_done) + "/" + std::to_string(r.current_tasks)
-                                            : "-";
+  const std::string tasks =
+      r.current_tasks ? std::to_string(r.current_tasks_done) + "/" + std::to_string(r.current_tasks) : "-";
   std::snprintf(line, sizeof line, "%-20s %-8s %11s %11s %11d %12s\n", r.campaign.c_str(), state, gen.c_str(),
                 tasks.c_str(), r.evaluations, format(4, r.best ? r.best->time_median_ms : jobs::kNaN).c_str());
   out << line;

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 #include "kforge/scheduler/generation_plan.hpp"
 #include "kforge/scheduler/strategy.hpp"
+#include "strategy_prior_sources.hpp"
 
 namespace kforge::scheduler {
 namespace {
@@ -50,6 +52,20 @@ std::vector<jobs::Candidate> strategy_children(const CampaignConfig& campaign, c
   options.seed = mix_seed(campaign.search.seed ^ 0x7374726174656779ULL, static_cast<std::uint64_t>(generation),
                           static_cast<std::uint64_t>(island));
   options.budget_hint = campaign.search.generations * campaign.search.offspring;
+  options.prior = read_search_prior(campaign.search.prior);  // search.prior: a warm start, ranks only
+  // The other islands of this campaign measured the same space on other targets: their rankings are a prior
+  // too (an island on Blackwell learns from the Hopper island), weighed by the strategy like search.prior.
+  std::map<std::string, PriorObservations> islands;
+  for (const auto& g : archive.generations()) {
+    for (const auto& r : g.records) {
+      const jobs::Candidate* c = archive.candidate(r.candidate_id);
+      if (r.target == target || (c && !c->source.empty())) continue;
+      PriorObservations& set = islands[r.target];
+      set.source = "island " + r.target;
+      set.measured.emplace_back(jobs::Genome::from_text(r.params), jobs::fitness_ms(r));
+    }
+  }
+  for (auto& [other, set] : islands) options.prior.push_back(std::move(set));
   auto strategy = make_strategy(strategy_name(campaign.search.strategy), std::move(parameters),
                                 [&space](const jobs::Genome& g) { return space.contains(g); }, options);
   const double lie = tell_archive(*strategy, archive, target);

@@ -26,7 +26,8 @@ import kforge_verify  # noqa: E402
 from kforge_verify import ArchiveError, campaign_id_of, check_any, check_file  # noqa: E402
 
 __all__ = ["ArchiveError", "load_records", "load_baselines", "load_population", "load_candidates", "load_confirmation",
-           "load_confirmation_samples", "provenance", "summary"]
+           "load_confirmation_samples", "load_parameters", "load_speedups", "baseline_summary",
+           "load_baseline_failures", "best_per_generation", "parameter_effects", "provenance", "summary"]
 
 
 _text = kforge_verify._text  # HDF5 strings come back from h5py as bytes; kforge writes UTF-8
@@ -99,6 +100,18 @@ def _load(path, table, extra=None):
     return out
 
 
+def _load_strings(path, dataset, column):
+    """A dataset of bare strings as a one-column DataFrame, per generation file."""
+    path = _archive_path(path)
+    check_any(path)
+    frames = []
+    with h5py.File(path, "r") as f:
+        for label, group in _data_groups(f, path):
+            if dataset in group:
+                frames.append(pd.DataFrame({column: _string_column(group[dataset]), "generation_file": label}))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame({column: [], "generation_file": []})
+
+
 def load_records(path, with_text=False, with_samples=False):
     """All evaluation records (one row per candidate per target) of a campaign folder or archive file.
 
@@ -119,6 +132,31 @@ def load_records(path, with_text=False, with_samples=False):
                                    for o, n in zip(frame["sample_offset"], frame["sample_length"])]
 
     return _load(path, "records", add_columns)
+
+
+def load_metrics(path):
+    """Engine figures in long form (one row per record and figure: record, candidate_id, name, unit, value).
+
+    Kernel campaigns have none (an empty table); files written before /metrics existed have none either.
+    """
+    return _load(path, "metrics")
+
+
+def engine_metrics(path):
+    """One row per engine record with its serving figures as columns (output_tokens_per_s, ttft_p99_ms, ...,
+    op_share.mlp), joined with the record's status, time and params; units in .attrs["units"]."""
+    metrics = load_metrics(path)
+    if metrics.empty:
+        return pd.DataFrame()
+    wide = metrics.pivot_table(index=["generation_file", "record"], columns="name", values="value", aggfunc="first")
+    units = dict(zip(metrics["name"], metrics["unit"]))
+    records = load_records(path)
+    records["record"] = records.groupby("generation_file").cumcount()
+    keep = ["generation_file", "record", "candidate_id", "generation", "target", "status", "time_median_ms", "params"]
+    out = records[keep].merge(wide.reset_index(), on=["generation_file", "record"], how="inner")
+    out = out.sort_values("output_tokens_per_s", ascending=False, ignore_index=True)
+    out.attrs["units"] = units
+    return out
 
 
 def load_baselines(path):
@@ -153,10 +191,14 @@ def _latest(frame):
 
 def load_lessons(path, table="parameters", latest=True):
     """Lessons (cumulative per generation file): table is "parameters" (effect of each parameter value on time
-    and failure), "operators" (children, ok, improved) or "failures" (status, cause, count, example_id).
+    and failure), "operators" (children, ok, improved), "failures" (status, cause, count, example_id) or
+    "summary" (the sentences agents read: one row per sentence, column "text").
     latest=True keeps only the newest generation file's rows: everything learnt so far."""
-    if table not in ("parameters", "operators", "failures"):
-        raise ValueError("table must be parameters, operators or failures, not %r" % (table,))
+    if table not in ("parameters", "operators", "failures", "summary"):
+        raise ValueError("table must be parameters, operators, failures or summary, not %r" % (table,))
+    if table == "summary":
+        frame = _load_strings(path, "lessons/summary", "text")
+        return _latest(frame) if latest else frame
     frame = _load(path, "lessons/" + table)
     return _latest(frame) if latest else frame
 
@@ -230,13 +272,57 @@ def summary(path):
         lines.append(f"  status {status}: {count}")
     lines.append(f"  timing noisy: {int(records['timing_noisy'].sum())}/{len(records)}")
     ok = records[records["status"] == "ok"].dropna(subset=["time_median_ms"])
+    campaign = os.path.isdir(path) or os.path.basename(os.fspath(path)) == "campaign.h5"
+    paired = load_speedups(path) if campaign else pd.DataFrame()
     for target, best in ok.sort_values("time_median_ms").groupby("target").head(1).set_index("target").iterrows():
-        lines.append(f"  best on {target}: {best.candidate_id} {best.time_median_ms:.4g} ms "
-                     f"(speedup {best.speedup:.3g}) {best.params}")
-    baselines = load_baselines(path)
-    for _, b in baselines.drop_duplicates("name").iterrows():
-        lines.append(f"  baseline {b['name']}: {b.time_median_ms:.4g} ms")
+        lines.append(f"  best on {target}: {best.candidate_id} {best.time_median_ms:.4g} ms {best.params}")
+        if paired.empty:
+            continue
+        mine = paired[(paired.candidate_id == best.candidate_id) & (paired.target == target)]
+        for _, row in mine.iterrows():
+            lines.append(f"    vs {row.baseline}: {row.speedup:.3g}x (paired: timed in the same task)")
+    if campaign:
+        for _, b in baseline_summary(path).iterrows():
+            lines.append(f"  baseline {b['name']}: {b.median_ms:.4g} ms median over {b.tasks} tasks "
+                         f"(range {b.min_ms:.4g}-{b.max_ms:.4g} ms)")
+        for _, f in load_baseline_failures(path).iterrows():
+            lines.append(f"  baseline {f.baseline} FAILED in generation {f.generation} task {f.task}: {f.reason}")
     return "\n".join(lines)
+
+
+def _speedups():
+    import kforge_speedups  # here, not at the top: it reads the archive through this module
+    return kforge_speedups
+
+
+def load_speedups(path):
+    """Paired speedups (docs/archive-schema.md, "Speedups"): one row per ok record and baseline its task timed."""
+    return _speedups().load_speedups(path)
+
+
+def baseline_summary(path):
+    """Each baseline's median task timing with its range (min_ms, max_ms) and the number of tasks."""
+    return _speedups().baseline_summary(path)
+
+
+def load_baseline_failures(path):
+    """Tasks that were to time a baseline and hold no usable timing of it, with the reason."""
+    return _speedups().load_baseline_failures(path)
+
+
+def best_per_generation(path):
+    """Per generation: its own best (best_time_ms, best_speedup, best_id) and the best so far."""
+    return _speedups().best_per_generation(path)
+
+
+def parameter_effects(path):
+    """Each parameter value's effect with its sample count and 95% bootstrap interval (as `kforge report`)."""
+    return _speedups().parameter_effects(path)
+
+
+def load_parameters(path):
+    """The records as a tidy DataFrame with one typed column per parameter (df.groupby("MC") works)."""
+    return _speedups().load_parameters(path)
 
 
 def main(argv):

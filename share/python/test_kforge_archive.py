@@ -161,6 +161,24 @@ def check_refuses_altered_and_misplaced_files(campaign):
             assert str(e).startswith(gen1 + ": its 'generation' attribute says 0 but its name says 1"), e
 
 
+def check_typed_parameters(campaign):
+    """/parameters holds the genomes as typed columns; load_parameters gives them one column each."""
+    with h5py.File(os.path.join(campaign, "gen-0001.h5"), "r") as f:
+        table = f["parameters"]
+        assert table.dtype["KC"] == "int64" and table.dtype["alpha"] == "float64", table.dtype
+        assert len(table) == len(f["records"])
+    p = ka.load_parameters(campaign)
+    assert str(p["KC"].dtype) == "int64" and str(p["alpha"].dtype) == "float64", p.dtypes
+    assert set(p["order"]) == {"i,k;j"}, set(p["order"])  # unquoted, ';' and ',' inside kept
+    assert list(p["KC"]) == [int(x.split(";")[0][3:]) for x in p["params"]]
+    assert p.groupby("KC").size().sum() == len(p)
+    import kforge_speedups as ks
+    assert ks.parse_params('KC=64;alpha=0.1;order="a\\"b;c"') == {"KC": 64, "alpha": 0.1, "order": 'a"b;c'}
+    estimate, low, high = ks.bootstrap_interval([1.0, 2.0, 4.0])
+    assert math.isclose(estimate, 2.0) and low < estimate < high, (estimate, low, high)
+    assert math.isnan(ks.bootstrap_interval([3.0])[1])  # one run: no interval
+
+
 def check_cli(campaign):
     here = os.path.dirname(os.path.abspath(__file__))
     run = subprocess.run([sys.executable, os.path.join(here, "kforge_archive.py"), campaign],
@@ -174,7 +192,7 @@ def main():
     os.chdir("/")  # the external links must resolve against campaign.h5's folder, not the cwd
     for check in (check_records, check_timing_noisy, check_file_without_timing_noisy, check_text_and_samples,
                   check_units_in_file, check_other_tables, check_learning, check_provenance, check_single_file,
-                  check_refuses_altered_and_misplaced_files, check_cli):
+                  check_refuses_altered_and_misplaced_files, check_typed_parameters, check_cli):
         check(campaign)
         print(f"ok  {check.__name__}")
     return 0

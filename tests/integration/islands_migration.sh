@@ -11,6 +11,10 @@ sed -e 's/^  name: gemm-small/  name: islands/' -e 's/^  targets: \[host\]/  tar
 grep -q 'migration_interval: 1' "$WORK/islands.yaml"
 "$BIN/kforge" run "$WORK/islands.yaml" --out "$WORK/c" | tee "$WORK/run.log"
 grep -q '^generation 2 (3 of 3)  evaluated 16' "$WORK/run.log"
+# Both islands' bests on the console line (best so far per target) and in the report (issue 12, item 2).
+grep -Eq '^generation 2 \(3 of 3\) .*best so far .*  per target: left [0-9.e-]+ ms .* right [0-9.e-]+ ms' "$WORK/run.log"
+"$BIN/kforge" report "$WORK/c" > "$WORK/report.txt"
+grep -A2 '^best per target:$' "$WORK/report.txt" | grep -Eq '^  right: [0-9a-f]{32} '
 /usr/bin/python3 - "$WORK/c" "$SRC" <<'PY'
 import os, sys
 sys.path.insert(0, os.path.join(sys.argv[2], "share", "python"))

@@ -13,7 +13,7 @@ trap 'rm -rf "$WORK"' EXIT
 # Same layout as share/: examples/ beside data/, so ../data/kernel-spaces/... resolves as in the repository.
 mkdir -p "$WORK/share/examples"
 ln -s "$SRC/share/data" "$WORK/share/data"
-sed -e 's/generations: 5/generations: 3/' -e 's/offspring: 24/offspring: 16\n  strategy: surrogate/' \
+sed -e 's/generations: 5/generations: 3/' -e 's/offspring: 24/offspring: 16/' \
     "$SRC/share/examples/convolution-replay.yaml" > "$WORK/share/examples/campaign.yaml"
 grep -q 'strategy: surrogate' "$WORK/share/examples/campaign.yaml"
 grep -q '^  replay_cache: \.\./data/kernel-spaces/' "$WORK/share/examples/campaign.yaml"

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/engine_template.hpp"
 #include "gemm_problem.hpp"
 #include "host/gemm_baselines.hpp"
 #include "host/gemm_template.hpp"
@@ -24,6 +25,7 @@ using Parse = void (*)(const jobs::Genome&);
 
 void parse_gemm(const jobs::Genome& g) { host::gemm_params_from_genome(g); }
 void parse_kda(const jobs::Genome& g) { host::kda_params_from_genome(g); }
+void parse_engine(const jobs::Genome& g) { engine::engine_params_from_genome(g); }
 
 // Each parameter's bounds and choices against the template's own parser, starting from a valid genome.
 void expect_parameters_agree(const FamilySchema& s, const jobs::Genome& valid, Parse parse) {
@@ -104,6 +106,43 @@ TEST(HostFamilySchema, GemmParametersAgreeWithTheTemplate) {
   expect_parameters_agree(only_vec, valid, parse_gemm);
 }
 
+TEST(HostFamilySchema, EngineParametersAgreeWithTheTemplate) {
+  jobs::Genome valid;
+  for (const auto& [name, value] : {std::pair{"MC", 64},
+                                    {"NC", 256},
+                                    {"KC", 128},
+                                    {"MR", 4},
+                                    {"NR", 16},
+                                    {"VEC", 4},
+                                    {"UNROLL", 2},
+                                    {"PACK", 1},
+                                    {"fuse_qkv", 1},
+                                    {"fuse_gate_up", 0},
+                                    {"fold_norm", 1},
+                                    {"residual_epilogue", 0},
+                                    {"prepack", 1},
+                                    {"kv_block", 16},
+                                    {"threads", 1},
+                                    {"max_batch", 4},
+                                    {"prefill_chunk", 32}})
+    valid.params[name] = std::int64_t{value};
+  valid.params["LOOP_ORDER"] = std::string("jpi");
+  valid.params["schedule"] = std::string("decode_first");
+  const FamilySchema& s = *find_family_schema("host", "engine");
+  std::vector<std::string> names;
+  for (const auto& p : s.parameters) names.push_back(p.name);
+  EXPECT_EQ(names, engine::engine_param_names());
+  // As for gemm: NR's own bounds with VEC = 1, VEC's choices with NR = 16.
+  jobs::Genome scalar = valid;
+  scalar.params["VEC"] = std::int64_t{1};
+  FamilySchema without_vec = s;
+  std::erase_if(without_vec.parameters, [](const ParameterSchema& p) { return p.name == "VEC"; });
+  expect_parameters_agree(without_vec, scalar, parse_engine);
+  FamilySchema only_vec = s;
+  std::erase_if(only_vec.parameters, [](const ParameterSchema& p) { return p.name != "VEC"; });
+  expect_parameters_agree(only_vec, valid, parse_engine);
+}
+
 TEST(HostFamilySchema, KdaParametersAgreeWithTheTemplate) {
   jobs::Genome valid;
   for (const auto& [name, value] : {std::pair{"CHUNK", 32}, {"DV_TILE", 64}, {"UNROLL", 2}, {"VEC", 4}})
@@ -125,6 +164,7 @@ TEST(HostFamilySchema, ProblemKeysAgreeWithTheProblemReaders) {
 TEST(HostFamilySchema, BaselinesAreTheFamiliesOwn) {
   EXPECT_EQ(find_family_schema("host", "gemm")->baselines, host::gemm_baseline_names());
   EXPECT_EQ(find_family_schema("host", "kda")->baselines, host::kda_baseline_names());
+  EXPECT_EQ(find_family_schema("host", "engine")->baselines, std::vector<std::string>{"reference"});
 }
 
 TEST(HostFamilySchema, EveryPairTheSchemaNamesHasABackendAndNoOtherDoes) {

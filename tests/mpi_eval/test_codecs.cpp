@@ -54,6 +54,7 @@ jobs::EvalRecord full_record() {
   r.evidence = kAwkwardText;
   r.failed_case = "M=7 N=5 K=3 lda=3 ldb=5 ldc=5 seed=18446744073709551615";
   r.source = "extern \"C\" void kforge_gemm() {}\n// \\ trailing backslash \\";
+  r.metrics = {{"output_tokens_per_s", "tokens/s", 812.0625}, {"ttft_p99_ms", "ms", jobs::kNaN}, {"op=\n", "", -0.0}};
   return r;
 }
 
@@ -126,7 +127,10 @@ TEST(KvText, EscapesRoundTripAndBadEscapesAreRejected) {
 TEST(ChildProtocol, VerifiedAndTimedReportRoundTrips) {
   ChildReport r;
   r.verify = {jobs::Status::ok, 1.5e-7, 3.0e-8, "all 9 shapes agree", ""};
-  r.time = kernels::TimeResult{jobs::Status::cheat_detected, {1.25, 1.0 / 7.0, 3e-9}, "faster than possible\nby far"};
+  r.time = kernels::TimeResult{jobs::Status::cheat_detected,
+                               {1.25, 1.0 / 7.0, 3e-9},
+                               "faster than possible\nby far",
+                               {{"output_tokens_per_s", "tokens/s", 1234.5}, {"op_share.mlp", "1", 1.0 / 3.0}}};
   const ChildReport back = decode_child_report(encode_child_report(r));
   EXPECT_EQ(back.verify.status, r.verify.status);
   EXPECT_EQ(back.verify.max_abs_error, r.verify.max_abs_error);
@@ -136,6 +140,7 @@ TEST(ChildProtocol, VerifiedAndTimedReportRoundTrips) {
   EXPECT_EQ(back.time->status, r.time->status);
   EXPECT_EQ(back.time->samples_ms, r.time->samples_ms);
   EXPECT_EQ(back.time->evidence, r.time->evidence);
+  EXPECT_EQ(back.time->metrics, r.time->metrics);
 }
 
 TEST(ChildProtocol, FailedVerificationCarriesNoTiming) {

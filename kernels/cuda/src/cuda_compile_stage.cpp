@@ -6,6 +6,7 @@
 
 #include "cuda_backend.hpp"
 #include "module_checks.hpp"
+#include "ptx_assembler.hpp"
 
 namespace kforge::kernels::cuda {
 namespace {
@@ -98,22 +99,28 @@ CompileResult CudaBackend::compile_with(const std::string& source, const jobs::C
 
   std::vector<std::string> all_options = fixed_nvrtc_options(arch.arch);
   all_options.insert(all_options.end(), extra.begin(), extra.end());
+  const bool ptx = is_ptx_source(source);  // a PTX candidate: ptxas assembles it, everything after is the same
   const CacheKey key{c.id.empty() ? jobs::candidate_id(c) : c.id, arch.arch, inputs_hash(source, all_options),
-                     nvrtc_version_text()};
+                     ptx ? "ptxas " + ptxas_path() : nvrtc_version_text()};
   CompileCache cache(cache_root(ctx));
   std::optional<CacheEntry> entry = cache.find(key);
   last_cache_hit_ = entry.has_value();
   if (!entry) {
     const NvrtcRequest request{source, "candidate.cu", arch.arch, extra};
     const auto timeout = std::chrono::milliseconds(static_cast<long long>(s.compile_timeout_s * 1000.0));
-    const NvrtcOutput out = where == CompileIn::forked_child ? compile_isolated(request, ctx.scratch / "nvrtc", timeout)
-                                                             : compile_with_nvrtc(request);
+    const NvrtcOutput out = ptx ? assemble_ptx(source, arch.arch, ctx.scratch / "ptxas", timeout)
+                            : where == CompileIn::forked_child
+                                ? compile_isolated(request, ctx.scratch / "nvrtc", timeout)
+                                : compile_with_nvrtc(request);
     if (!out.ok && out.log.empty()) {  // a timeout or a crash of NVRTC: not cached, the machine may be to blame
       r.compile_ms = out.compile_ms;
       return rejected(r, jobs::Status::compile_error, out.failure);
     }
-    entry = cache.store(key, out, {{"genome", c.genome.to_text()}, {"entry", family_->entry_point()},
-                                   {"family", family_->name()}, {"target", arch.target}});
+    entry = cache.store(key, out,
+                        {{"genome", c.genome.to_text()},
+                         {"entry", family_->entry_point()},
+                         {"family", family_->name()},
+                         {"target", arch.target}});
   }
   r.compile_ms = entry->compile_ms;
   r.log += entry->log;

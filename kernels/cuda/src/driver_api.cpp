@@ -2,8 +2,8 @@
 
 #include <dlfcn.h>
 
-
 #include "checked_call.hpp"
+#include "nvrtc_api.hpp"
 
 namespace kforge::kernels::cuda {
 namespace {
@@ -27,17 +27,37 @@ void resolve(GetProcAddress get, const char* name, Fn& slot) {
 
 void resolve_all(GetProcAddress get, DriverApi& a) {
 #define KFORGE_RESOLVE(name) resolve(get, #name, a.name)
-  KFORGE_RESOLVE(cuInit); KFORGE_RESOLVE(cuGetErrorName); KFORGE_RESOLVE(cuGetErrorString);
-  KFORGE_RESOLVE(cuDriverGetVersion); KFORGE_RESOLVE(cuDeviceGetCount); KFORGE_RESOLVE(cuDeviceGet);
-  KFORGE_RESOLVE(cuDeviceGetName); KFORGE_RESOLVE(cuDeviceGetAttribute); KFORGE_RESOLVE(cuDevicePrimaryCtxRetain);
-  KFORGE_RESOLVE(cuDevicePrimaryCtxRelease); KFORGE_RESOLVE(cuCtxSetCurrent); KFORGE_RESOLVE(cuCtxSynchronize);
-  KFORGE_RESOLVE(cuCtxResetPersistingL2Cache); KFORGE_RESOLVE(cuModuleLoadData); KFORGE_RESOLVE(cuModuleUnload);
-  KFORGE_RESOLVE(cuModuleGetFunction); KFORGE_RESOLVE(cuFuncSetAttribute); KFORGE_RESOLVE(cuMemAlloc);
-  KFORGE_RESOLVE(cuMemFree); KFORGE_RESOLVE(cuMemcpyHtoD); KFORGE_RESOLVE(cuMemcpyDtoH);
-  KFORGE_RESOLVE(cuMemcpyDtoHAsync); KFORGE_RESOLVE(cuMemsetD8Async); KFORGE_RESOLVE(cuStreamCreate);
+  KFORGE_RESOLVE(cuInit);
+  KFORGE_RESOLVE(cuGetErrorName);
+  KFORGE_RESOLVE(cuGetErrorString);
+  KFORGE_RESOLVE(cuDriverGetVersion);
+  KFORGE_RESOLVE(cuDeviceGetCount);
+  KFORGE_RESOLVE(cuDeviceGet);
+  KFORGE_RESOLVE(cuDeviceGetName);
+  KFORGE_RESOLVE(cuDeviceGetAttribute);
+  KFORGE_RESOLVE(cuDevicePrimaryCtxRetain);
+  KFORGE_RESOLVE(cuDevicePrimaryCtxRelease);
+  KFORGE_RESOLVE(cuCtxSetCurrent);
+  KFORGE_RESOLVE(cuCtxSynchronize);
+  KFORGE_RESOLVE(cuCtxResetPersistingL2Cache);
+  KFORGE_RESOLVE(cuModuleLoadData);
+  KFORGE_RESOLVE(cuModuleUnload);
+  KFORGE_RESOLVE(cuModuleGetFunction);
+  KFORGE_RESOLVE(cuFuncSetAttribute);
+  KFORGE_RESOLVE(cuMemAlloc);
+  KFORGE_RESOLVE(cuMemFree);
+  KFORGE_RESOLVE(cuMemcpyHtoD);
+  KFORGE_RESOLVE(cuMemcpyDtoH);
+  KFORGE_RESOLVE(cuMemcpyDtoHAsync);
+  KFORGE_RESOLVE(cuMemsetD8Async);
+  KFORGE_RESOLVE(cuStreamCreate);
   KFORGE_RESOLVE(cuStreamDestroy);
-  KFORGE_RESOLVE(cuStreamSynchronize); KFORGE_RESOLVE(cuEventCreate); KFORGE_RESOLVE(cuEventDestroy);
-  KFORGE_RESOLVE(cuEventRecord); KFORGE_RESOLVE(cuEventSynchronize); KFORGE_RESOLVE(cuEventElapsedTime);
+  KFORGE_RESOLVE(cuStreamSynchronize);
+  KFORGE_RESOLVE(cuEventCreate);
+  KFORGE_RESOLVE(cuEventDestroy);
+  KFORGE_RESOLVE(cuEventRecord);
+  KFORGE_RESOLVE(cuEventSynchronize);
+  KFORGE_RESOLVE(cuEventElapsedTime);
   KFORGE_RESOLVE(cuLaunchKernel);
 #undef KFORGE_RESOLVE
 }
@@ -100,7 +120,7 @@ std::string driver_error_text(CUresult result) {
 }
 
 void throw_nvrtc_error(const char* file, int line, const char* call, nvrtcResult result) {
-  throw CudaCallError(file, line, call, nvrtcGetErrorString(result));
+  throw CudaCallError(file, line, call, nvrtc_error_text(result));
 }
 
 void throw_driver_error(const char* file, int line, const char* call, CUresult result) {

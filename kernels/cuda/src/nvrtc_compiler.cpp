@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "checked_call.hpp"
+#include "nvrtc_api.hpp"
 
 namespace kforge::kernels::cuda {
 namespace {
@@ -22,7 +23,7 @@ using Clock = std::chrono::steady_clock;
 
 struct ProgramDeleter {
   void operator()(nvrtcProgram* p) const {
-    nvrtcDestroyProgram(p);
+    nvrtc().nvrtcDestroyProgram(p);
     delete p;
   }
 };
@@ -30,33 +31,34 @@ using Program = std::unique_ptr<nvrtcProgram, ProgramDeleter>;
 
 Program create_program(const NvrtcRequest& r) {
   auto handle = std::make_unique<nvrtcProgram>();
-  KFORGE_NVRTC_CHECK(nvrtcCreateProgram(handle.get(), r.source.c_str(), r.file_name.c_str(), 0, nullptr, nullptr));
+  KFORGE_NVRTC_CHECK(
+      nvrtc().nvrtcCreateProgram(handle.get(), r.source.c_str(), r.file_name.c_str(), 0, nullptr, nullptr));
   return Program(handle.release());
 }
 
 std::string program_log(nvrtcProgram p) {
   std::size_t size = 0;
-  KFORGE_NVRTC_CHECK(nvrtcGetProgramLogSize(p, &size));
+  KFORGE_NVRTC_CHECK(nvrtc().nvrtcGetProgramLogSize(p, &size));
   std::string log(size, '\0');
-  KFORGE_NVRTC_CHECK(nvrtcGetProgramLog(p, log.data()));
+  KFORGE_NVRTC_CHECK(nvrtc().nvrtcGetProgramLog(p, log.data()));
   while (!log.empty() && log.back() == '\0') log.pop_back();
   return log;
 }
 
 std::string program_ptx(nvrtcProgram p) {
   std::size_t size = 0;
-  KFORGE_NVRTC_CHECK(nvrtcGetPTXSize(p, &size));
+  KFORGE_NVRTC_CHECK(nvrtc().nvrtcGetPTXSize(p, &size));
   std::string ptx(size, '\0');
-  KFORGE_NVRTC_CHECK(nvrtcGetPTX(p, ptx.data()));
+  KFORGE_NVRTC_CHECK(nvrtc().nvrtcGetPTX(p, ptx.data()));
   while (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
   return ptx;
 }
 
 std::string program_cubin(nvrtcProgram p) {
   std::size_t size = 0;
-  KFORGE_NVRTC_CHECK(nvrtcGetCUBINSize(p, &size));
+  KFORGE_NVRTC_CHECK(nvrtc().nvrtcGetCUBINSize(p, &size));
   std::string cubin(size, '\0');
-  KFORGE_NVRTC_CHECK(nvrtcGetCUBIN(p, cubin.data()));
+  KFORGE_NVRTC_CHECK(nvrtc().nvrtcGetCUBIN(p, cubin.data()));
   return cubin;
 }
 
@@ -143,14 +145,14 @@ NvrtcOutput compile_with_nvrtc(const NvrtcRequest& request) {
   for (const auto& o : options) argv.push_back(o.c_str());
 
   NvrtcOutput out;
-  const nvrtcResult result = nvrtcCompileProgram(*program, static_cast<int>(argv.size()), argv.data());
+  const nvrtcResult result = nvrtc().nvrtcCompileProgram(*program, static_cast<int>(argv.size()), argv.data());
   out.log = program_log(*program);
   if (result == NVRTC_SUCCESS) {
     out.ptx = program_ptx(*program);
     out.cubin = program_cubin(*program);
     out.ok = true;
   } else if (result == NVRTC_ERROR_COMPILATION || result == NVRTC_ERROR_INVALID_OPTION) {
-    out.failure = std::string("nvrtcCompileProgram: ") + nvrtcGetErrorString(result);
+    out.failure = std::string("nvrtcCompileProgram: ") + nvrtc_error_text(result);
   } else {
     throw_nvrtc_error(__FILE__, __LINE__, "nvrtcCompileProgram", result);
   }
@@ -160,6 +162,7 @@ NvrtcOutput compile_with_nvrtc(const NvrtcRequest& request) {
 
 NvrtcOutput compile_isolated(const NvrtcRequest& request, const std::filesystem::path& work_dir,
                              std::chrono::milliseconds timeout) {
+  nvrtc();  // load the library here: a missing NVRTC is NoNvrtc (infra_error), and the child inherits it loaded
   std::filesystem::create_directories(work_dir);
   for (const char* stale : {"nvrtc.log", "nvrtc.status", "candidate.ptx", "candidate.cubin"})
     std::filesystem::remove(work_dir / stale);
@@ -181,7 +184,7 @@ NvrtcOutput compile_isolated(const NvrtcRequest& request, const std::filesystem:
 
 std::string nvrtc_version_text() {
   int major = 0, minor = 0;
-  KFORGE_NVRTC_CHECK(nvrtcVersion(&major, &minor));
+  KFORGE_NVRTC_CHECK(nvrtc().nvrtcVersion(&major, &minor));
   return "NVRTC " + std::to_string(major) + "." + std::to_string(minor);
 }
 

@@ -16,7 +16,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <limits>
+#include <sstream>
 
 #include "host/confine.hpp"
 #include "kforge/kernels/candidate_secrets.hpp"
@@ -353,6 +356,18 @@ void CandidateProcess::collect(std::span<const CallBuffer> buffers) {
     std::memcpy(b.data, base_ + at, b.bytes);
     at += aligned(b.bytes);
   }
+}
+
+double CandidateProcess::peak_resident_mib() const {
+  if (pid_ <= 0) return std::numeric_limits<double>::quiet_NaN();
+  std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (!line.starts_with("VmHWM:")) continue;
+    std::istringstream fields(line.substr(6));
+    double kib = 0.0;
+    if (fields >> kib) return kib / 1024.0;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 double CandidateProcess::call(std::span<const std::int64_t> args, std::span<const CallBuffer> buffers) {

@@ -78,6 +78,10 @@ class CandidateProcess {
   // How the running candidate process is confined ("" before the first call), for the evidence.
   const std::string& confinement() const { return confinement_; }
 
+  // The candidate process's peak resident memory (VmHWM of /proc/PID/status, read by the harness) in MiB; NaN
+  // when no process is running or the figure cannot be read.
+  double peak_resident_mib() const;
+
  private:
   void ensure_started(std::size_t bytes_needed);
   void start(std::size_t mapping_bytes);

@@ -111,6 +111,24 @@ FamilySchema host_kda() {
   return s;
 }
 
+// The engine family (docs/engines.md): the gemm family's parameters (the engine's projections run the gemm
+// kernel rendered with them), the engine's build options, and the harness-side batching policy. No problem keys:
+// the campaign's model and workload sections say what is served.
+FamilySchema host_engine() {
+  FamilySchema s = pair_of("host", "engine");
+  s.parameters = host_gemm().parameters;
+  for (const char* flag : {"fuse_qkv", "fuse_gate_up", "fold_norm", "residual_epilogue", "prepack"})
+    s.parameters.push_back(int_choice(flag, {0, 1}));
+  s.parameters.push_back(int_choice("kv_block", {0, 16, 32, 64}));
+  s.parameters.push_back(int_choice("threads", {1, 2}));
+  s.parameters.push_back(int_choice("max_batch", {1, 2, 4, 8, 16}));
+  s.parameters.push_back(int_choice("prefill_chunk", {16, 32, 64, 128, 256}));
+  s.parameters.push_back(string_choice("schedule", {"decode_first", "prefill_first"}));
+  s.baselines = {"reference"};
+  s.refused_targets = gpu_target_names();
+  return s;
+}
+
 FamilySchema cuda_gemm() {
   FamilySchema s = pair_of("cuda", "gemm");
   s.parameters = {int_choice("BM", {64, 128, 256}), int_choice("BN", {64, 128, 256}), int_choice("BK", {32, 64}),
@@ -219,7 +237,7 @@ ProblemSizes FamilySchema::problem_with_defaults(const ProblemSizes& given) cons
 }
 
 const std::vector<FamilySchema>& family_schemas() {
-  static const std::vector<FamilySchema> all = {host_gemm(), host_kda(),     cuda_gemm(),
+  static const std::vector<FamilySchema> all = {host_gemm(), host_kda(),     host_engine(), cuda_gemm(),
                                                 cuda_kda(),  cuda_rmsnorm(), replay_any()};
   return all;
 }

@@ -63,7 +63,7 @@ SearchSpec read_search(const MapReader& top) {
   MapReader search = top.section("search", {"generations", "population", "offspring", "elite", "tournament",
                                             "mutation_rate", "crossover_rate", "seed", "migration_interval",
                                             "migration_size", "strategy", "adaptive_operators",
-                                            "min_operator_share"});
+                                            "min_operator_share", "prior"});
   SearchSpec s;
   s.generations = search.get_int("generations", s.generations, int_at_least(1));
   // Every candidate of a generation is held in memory with its source and record (several KiB each), per island:
@@ -128,7 +128,7 @@ CampaignConfig parse_campaign(const std::string& text, const std::filesystem::pa
   using namespace config_detail;
   const std::string file_name = file.string();
   YAML::Node document = load_yaml(text, file_name);
-  MapReader top(document, "", file_name, {"campaign", "space", "search", "evaluation", "agents"},
+  MapReader top(document, "", file_name, {"campaign", "space", "search", "evaluation", "agents", "model", "workload", "engine"},
                 {file_name, 1, 1});
   CampaignConfig config;
   config.file = file;
@@ -136,8 +136,10 @@ CampaignConfig parse_campaign(const std::string& text, const std::filesystem::pa
   read_campaign_section(top, config);
   config.space = read_space(top, config.where);
   config.search = read_search(top);
+  read_search_prior(top, config);
   check_generation_size(top, config);
   read_evaluation(top, config);
+  read_engine_sections(top, config);
   read_agents(top, config);
   return config;
 }

@@ -13,9 +13,13 @@ void record_where(std::map<std::string, SourceLocation>& where, const MapReader&
 // each parameter's values are written.
 SpaceSpec read_space(const MapReader& top, std::map<std::string, SourceLocation>& where);
 SearchSpec read_search(const MapReader& top);
+// search.prior (search_prior_config.cpp): earlier campaign folders and Kernel Tuner caches, made absolute.
+void read_search_prior(const MapReader& top, CampaignConfig& campaign);
 // Fills the evaluation settings and candidates_per_rank of campaign.
 void read_evaluation(const MapReader& top, CampaignConfig& campaign);
 void read_agents(const MapReader& top, CampaignConfig& campaign);
+// model, workload and engine (engine_config.cpp): required for campaign.family engine, refused otherwise.
+void read_engine_sections(const MapReader& top, CampaignConfig& campaign);
 // (population + offspring) x islands within what the scheduler holds in memory; fails at search.offspring.
 void check_generation_size(const MapReader& top, const CampaignConfig& config);
 

@@ -142,7 +142,7 @@ bool Spool::daemon_is_running() const {
 StoredState read_stored_state(const Spool& spool, const CampaignRef& c) {
   const CampaignDir dir = spool.campaign(c);
   StoredState s;
-  s.generations_planned = load_campaign(dir.campaign_config()).search.generations;
+  s.generations_planned = load_stored_campaign(dir).search.generations;
   s.generations_done = dir.completed_generations();
   s.cancelled = fs::exists(spool.cancelled_marker(c));
   if (fs::exists(spool.failed_marker(c))) {

@@ -2,6 +2,7 @@
 #include "strategy_space.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -16,10 +17,13 @@ EncodedSpace::EncodedSpace(std::vector<StrategyParameter> parameters, ValidityOr
     const std::uint64_t n = parameters_[d].values.size();
     if (n == 0) throw std::invalid_argument("search strategy: parameter " + parameters_[d].name + " has no values");
     if (n > 1) varying_.push_back(d);
-    if (product > std::numeric_limits<std::uint64_t>::max() / n) mixed_radix_ = false;
-    else product *= n;
+    if (product > std::numeric_limits<std::uint64_t>::max() / n)
+      mixed_radix_ = false;
+    else
+      product *= n;
   }
   find_aligned();
+  find_scaled();
   if (!oracle_) oracle_ = [](const jobs::Genome&) { return true; };
   if (mixed_radix_ && product <= enumerate_limit) enumerate();
 }
@@ -49,6 +53,38 @@ void EncodedSpace::find_aligned() {
     for (const int t : twos) alignment_[d].push_back(static_cast<double>(t - *lo) / (*hi - *lo));
     aligned_.push_back(d);
   }
+}
+
+void EncodedSpace::find_scaled() {
+  log_value_.resize(dims());
+  log_norm_.resize(dims());
+  std::vector<std::size_t> scaled;
+  for (const std::size_t d : varying_) {
+    std::vector<double> logs;
+    for (const jobs::ParamValue& v : parameters_[d].values) {
+      if (!std::holds_alternative<std::int64_t>(v) || std::get<std::int64_t>(v) <= 0) break;
+      logs.push_back(std::log2(static_cast<double>(std::get<std::int64_t>(v))));
+    }
+    if (logs.size() != parameters_[d].values.size()) continue;
+    const auto [lo_it, hi_it] = std::minmax_element(logs.begin(), logs.end());
+    const double lo = *lo_it, hi = *hi_it;
+    if (hi - lo < 2.0) continue;  // values within a factor of 4: the index says as much
+    log_value_[d] = logs;
+    for (double& v : logs) v = (v - lo) / (hi - lo);
+    log_norm_[d] = std::move(logs);
+    scaled.push_back(d);
+  }
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (std::size_t a = 0; a < scaled.size(); ++a) {
+    for (std::size_t b = a + 1; b < scaled.size(); ++b) {
+      pairs_.emplace_back(scaled[a], scaled[b]);
+      const auto& x = log_value_[scaled[a]];
+      const auto& y = log_value_[scaled[b]];
+      lo = std::min(lo, *std::min_element(x.begin(), x.end()) + *std::min_element(y.begin(), y.end()));
+      hi = std::max(hi, *std::max_element(x.begin(), x.end()) + *std::max_element(y.begin(), y.end()));
+    }
+  }
+  if (!pairs_.empty()) product_lo_ = lo, product_span_ = std::max(hi - lo, 1e-9);
 }
 
 void EncodedSpace::enumerate() {
@@ -96,8 +132,10 @@ Point EncodedSpace::encode(const jobs::Genome& g) const {
 std::uint64_t EncodedSpace::key(const Point& p) const {
   std::uint64_t k = mixed_radix_ ? 0 : 1469598103934665603ULL;
   for (std::size_t d = dims(); d-- > 0;) {
-    if (mixed_radix_) k = k * static_cast<std::uint64_t>(values_in(d)) + static_cast<std::uint64_t>(p[d]);
-    else k = (k ^ static_cast<std::uint64_t>(p[d] + 1)) * 1099511628211ULL;  // FNV-1a over the indexes
+    if (mixed_radix_)
+      k = k * static_cast<std::uint64_t>(values_in(d)) + static_cast<std::uint64_t>(p[d]);
+    else
+      k = (k ^ static_cast<std::uint64_t>(p[d] + 1)) * 1099511628211ULL;  // FNV-1a over the indexes
   }
   return k;
 }
@@ -140,9 +178,21 @@ std::vector<Point> EncodedSpace::neighbours(const Point& p) {
 std::vector<double> EncodedSpace::features(const Point& p) const {
   std::vector<double> f;
   f.reserve(varying_.size());
-  for (const std::size_t d : varying_) f.push_back(static_cast<double>(p[d]) / (values_in(d) - 1));
+  for (const std::size_t d : varying_) {
+    if (log_scale_ && !log_norm_[d].empty()) {
+      f.push_back(log_norm_[d][static_cast<std::size_t>(p[d])]);
+    } else {
+      f.push_back(static_cast<double>(p[d]) / (values_in(d) - 1));
+    }
+  }
   if (alignment_features_) {
     for (const std::size_t d : aligned_) f.push_back(alignment_[d][static_cast<std::size_t>(p[d])]);
+  }
+  if (product_features_) {
+    for (const auto& [a, b] : pairs_) {
+      const double sum = log_value_[a][static_cast<std::size_t>(p[a])] + log_value_[b][static_cast<std::size_t>(p[b])];
+      f.push_back((sum - product_lo_) / product_span_);
+    }
   }
   return f;
 }

@@ -32,20 +32,35 @@ class EncodedSpace {
   // values differ in how many factors of two they hold, that count (normalised): on GPUs, sizes that are
   // multiples of a warp or a wavefront behave unlike their ordinal neighbours.
   std::vector<double> features(const Point& p) const;
-  std::size_t feature_count() const { return varying_.size() + (alignment_features_ ? aligned_.size() : 0); }
+  // With log_scale, an integer parameter whose positive values span a factor of 4 or more is placed by the
+  // logarithm of its value instead of its index (16 and 32 threads differ more than 240 and 256). With
+  // products, one more feature per pair of such parameters: the logarithm of their product (threads per
+  // block, elements per thread), since kernels often respond to a product more than to either factor.
+  std::size_t feature_count() const {
+    return varying_.size() + (alignment_features_ ? aligned_.size() : 0) + (product_features_ ? pairs_.size() : 0);
+  }
   void use_alignment_features(bool on) { alignment_features_ = on; }
+  void use_log_scale(bool on) { log_scale_ = on; }
+  void use_product_features(bool on) { product_features_ = on; }
 
  private:
   void enumerate();
   void find_aligned();
+  void find_scaled();
 
   std::vector<StrategyParameter> parameters_;
   ValidityOracle oracle_;
-  std::vector<std::size_t> varying_;  // parameters with more than one value
-  std::vector<std::size_t> aligned_;  // integer parameters whose values' factors of two differ
+  std::vector<std::size_t> varying_;            // parameters with more than one value
+  std::vector<std::size_t> aligned_;            // integer parameters whose values' factors of two differ
   std::vector<std::vector<double>> alignment_;  // per parameter and value index: normalised factors of two
   bool alignment_features_ = false;
-  bool mixed_radix_ = true;           // the product of the list sizes fits 64 bits
+  std::vector<std::vector<double>> log_value_;              // per parameter and value index: log2(value), when scaled
+  std::vector<std::vector<double>> log_norm_;               // the same mapped onto [0, 1]
+  std::vector<std::pair<std::size_t, std::size_t>> pairs_;  // scaled parameter pairs for product features
+  double product_lo_ = 0.0, product_span_ = 1.0;            // normalisation of log2 products over every pair
+  bool log_scale_ = false;
+  bool product_features_ = false;
+  bool mixed_radix_ = true;  // the product of the list sizes fits 64 bits
   bool enumerated_ = false;
   std::vector<Point> all_valid_;
   std::unordered_map<std::uint64_t, bool> validity_;

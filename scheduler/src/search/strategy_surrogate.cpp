@@ -11,6 +11,7 @@
 #include "strategy_common.hpp"
 #include "strategy_gp.hpp"
 #include "strategy_internal.hpp"
+#include "strategy_prior.hpp"
 
 namespace kforge::scheduler::strategy {
 namespace {
@@ -33,6 +34,8 @@ double expected_improvement(double best, double mean, double variance, double xi
 
 std::size_t feature_count(EncodedSpace& space, const SurrogateTuning& tuning) {
   space.use_alignment_features(tuning.alignment);
+  space.use_log_scale(tuning.log_scale);
+  space.use_product_features(tuning.products);
   return space.feature_count();
 }
 
@@ -40,8 +43,12 @@ class SurrogateStrategy final : public SearchStrategy {
  public:
   SurrogateStrategy(std::string name, std::vector<StrategyParameter> parameters, ValidityOracle valid,
                     const StrategyOptions& options, const SurrogateTuning& tuning)
-      : name_(std::move(name)), s_(std::move(parameters), std::move(valid), options), tuning_(tuning),
-        budget_hint_(options.budget_hint), gp_(feature_count(s_.space, tuning)) {
+      : name_(std::move(name)),
+        s_(std::move(parameters), std::move(valid), options),
+        tuning_(tuning),
+        budget_hint_(options.budget_hint),
+        gp_(feature_count(s_.space, tuning)),
+        prior_(s_.space, options.prior) {
     if (s_.space.enumerated()) {
       for (const Point& p : s_.space.all_valid()) add_to_pool(p);
     } else {
@@ -57,9 +64,15 @@ class SurrogateStrategy final : public SearchStrategy {
 
   std::vector<jobs::Genome> ask(int n) override {
     std::vector<jobs::Genome> out;
-    std::vector<std::size_t> picks = observed_.size() < static_cast<std::size_t>(tuning_.initial_random)
-                                         ? initial_picks(n)
-                                         : surrogate_picks(n);
+    std::vector<std::size_t> picks;
+    const std::size_t warm = static_cast<std::size_t>(tuning_.prior_initial + tuning_.prior_random);
+    if (prior_.usable() && observed_.size() < warm) {
+      picks = warm_initial_picks(n);
+    } else if (observed_.size() < static_cast<std::size_t>(tuning_.initial_random) && !prior_trusted()) {
+      picks = initial_picks(n);  // no prior, or one that ranks unlike this space: the cold design
+    } else {
+      picks = surrogate_picks(n);
+    }
     for (const std::size_t i : picks) {
       s_.mark_seen(pool_[i]);
       out.push_back(s_.space.decode(pool_[i]));
@@ -84,7 +97,7 @@ class SurrogateStrategy final : public SearchStrategy {
       }
     }
     if (observed_.size() >= next_refit_ && observed_.size() <= kRefitUpTo) {
-      gp_.refit(model_targets(), tuning_.ard);
+      gp_.refit(residual_targets(), tuning_.ard);
       next_refit_ = static_cast<std::size_t>(std::ceil(static_cast<double>(observed_.size()) * kRefitGrowth));
     }
   }
@@ -98,6 +111,7 @@ class SurrogateStrategy final : public SearchStrategy {
       pool_.push_back(p);
       features_.push_back(s_.space.features(p));
       gp_.add_pool_point(features_.back());
+      prior_score_.push_back(prior_.score(s_.space.key(p), features_.back()));
     }
     return it->second;
   }
@@ -135,6 +149,59 @@ class SurrogateStrategy final : public SearchStrategy {
       }
     }
     return out;
+  }
+
+  // The prior's best unseen configurations first, then random ones (their spread in prior score lets the
+  // model tell how far the prior is to be trusted).
+  std::vector<std::size_t> warm_initial_picks(int n) {
+    std::vector<std::size_t> out;
+    for (int k = 0; k < n; ++k) {
+      if (observed_.size() + out.size() >= static_cast<std::size_t>(tuning_.prior_initial)) break;
+      std::size_t chosen = kNone;
+      for (std::size_t j = 0; j < pool_.size(); ++j) {
+        if (s_.seen(pool_[j]) || std::find(out.begin(), out.end(), j) != out.end()) continue;
+        if (chosen == kNone || prior_score_[j] < prior_score_[chosen]) chosen = j;
+      }
+      if (chosen == kNone) break;
+      out.push_back(chosen);
+    }
+    for (const std::size_t j : random_picks(n - static_cast<int>(out.size()))) {
+      if (std::find(out.begin(), out.end(), j) == out.end()) out.push_back(j);
+    }
+    return out;
+  }
+
+  // Least squares of the targets on the prior scores of the observed points, slope clamped at 0: a prior
+  // that ranks unlike this space ends with no say. Before 3 observations the prior has no say either.
+  void fit_prior(const std::vector<double>& y) {
+    prior_a_ = 0.0, prior_b_ = 0.0;
+    if (!prior_.usable() || y.size() < 3) return;
+    double ms = 0.0, my = 0.0;
+    for (std::size_t i = 0; i < y.size(); ++i) ms += prior_score_[observed_[i]], my += y[i];
+    ms /= static_cast<double>(y.size());
+    my /= static_cast<double>(y.size());
+    double sxy = 0.0, sxx = 0.0;
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      const double ds = prior_score_[observed_[i]] - ms;
+      sxy += ds * (y[i] - my);
+      sxx += ds * ds;
+    }
+    prior_b_ = sxx > 1e-12 ? std::max(0.0, sxy / sxx) : 0.0;
+    prior_a_ = my - prior_b_ * ms;
+  }
+
+  bool prior_trusted() {
+    if (!prior_.usable()) return false;
+    residual_targets();
+    return prior_b_ > 0.0;
+  }
+
+  // What the GP models: the targets less the prior's part (the targets themselves without a prior).
+  std::vector<double> residual_targets() {
+    std::vector<double> y = model_targets();
+    fit_prior(y);
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] -= prior_a_ + prior_b_ * prior_score_[observed_[i]];
+    return y;
   }
 
   std::vector<std::size_t> initial_picks(int n) {
@@ -210,15 +277,20 @@ class SurrogateStrategy final : public SearchStrategy {
   // The n unseen pool points of highest expected improvement (a batch shares one posterior).
   std::vector<std::size_t> surrogate_picks(int n) {
     const std::vector<double> y = model_targets();
-    const GpPosterior post = gp_.posterior(y);
+    GpPosterior post = gp_.posterior(residual_targets());
+    for (std::size_t j = 0; j < pool_.size(); ++j) post.mean[j] += prior_a_ + prior_b_ * prior_score_[j];
     const double best = *std::min_element(y.begin(), y.end());
     double scale = 0.0;  // xi is given in standard deviations of the observations
     for (const double v : y) scale += (v - best) * (v - best);
     const double xi = tuning_.exploration * std::sqrt(scale / static_cast<double>(y.size()));
-    const auto score = [&](std::size_t j) {
-      return expected_improvement(best, post.mean[j], post.variance[j], xi);
-    };
+    const auto score = [&](std::size_t j) { return expected_improvement(best, post.mean[j], post.variance[j], xi); };
     if (in_local_tail()) return top_scored(n, score, 2);
+    // Trust region: every local_every-th pick is the best expected improvement next to the incumbent, where
+    // a kernel's measured neighbourhood predicts best; the others range over the whole space.
+    if (tuning_.local_every > 0 && incumbent_ != kNone && ++model_picks_ % tuning_.local_every == 0) {
+      std::vector<std::size_t> local = top_scored(n, score, tuning_.local_radius);
+      if (!local.empty()) return local;
+    }
     std::vector<std::size_t> out = top_scored(n, score, kAnyDistance);
     return out.empty() ? random_picks(n) : out;
   }
@@ -255,6 +327,9 @@ class SurrogateStrategy final : public SearchStrategy {
   SurrogateTuning tuning_;
   int budget_hint_ = 0;
   GpModel gp_;
+  PriorScores prior_;
+  std::vector<double> prior_score_;  // per pool point (0 without a prior)
+  double prior_a_ = 0.0, prior_b_ = 0.0;
   std::vector<Point> pool_;
   std::vector<Features> features_;
   std::unordered_map<std::uint64_t, std::size_t> pool_index_;
@@ -264,6 +339,7 @@ class SurrogateStrategy final : public SearchStrategy {
   double best_log_time_ = kFailed;
   std::size_t incumbent_ = kNone;
   std::size_t next_refit_ = 2;
+  int model_picks_ = 0;
 };
 
 }  // namespace
@@ -271,8 +347,7 @@ class SurrogateStrategy final : public SearchStrategy {
 std::unique_ptr<SearchStrategy> make_surrogate_strategy(std::string name, std::vector<StrategyParameter> parameters,
                                                         ValidityOracle valid, const StrategyOptions& options,
                                                         const SurrogateTuning& tuning) {
-  return std::make_unique<SurrogateStrategy>(std::move(name), std::move(parameters), std::move(valid), options,
-                                             tuning);
+  return std::make_unique<SurrogateStrategy>(std::move(name), std::move(parameters), std::move(valid), options, tuning);
 }
 
 }  // namespace kforge::scheduler::strategy

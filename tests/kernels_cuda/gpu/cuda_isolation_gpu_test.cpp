@@ -9,6 +9,7 @@
 #include "exploit_kernels.hpp"
 #include "gpu_test_support.hpp"
 #include "kforge/mpi_eval/child_payload.hpp"
+#include "nvrtc_api.hpp"
 
 namespace kforge::kernels::cuda::test {
 namespace {
@@ -47,7 +48,7 @@ class IsolationTest : public CudaBackendTest {
                                 .forbid_processes = false,
                                 .limit_address_space = false};
     const mpi_eval::ChildOutcome o = mpi_eval::run_sandboxed(none, root_, []() -> std::string {
-      if (const std::string why = why_no_cuda_device(); !why.empty()) return why;
+      if (const std::string why = why_no_cuda_device(); !why.empty()) return "no CUDA device: " + why;
       const std::string target = target_of_this_gpu();
       return target.empty() ? "the GPU is neither sm_90 nor sm_100" : "target:" + target;
     });
@@ -71,6 +72,11 @@ class IsolationTest : public CudaBackendTest {
 // the candidate is neither blamed in the lessons nor credited as a crash.
 TEST_F(IsolationTest, WithoutAGpuTheRunIsAnInfraErrorNotTheCandidatesFault) {
   if (has_gpu()) GTEST_SKIP() << "this node has a GPU; the check is for nodes without one";
+  try {
+    nvrtc();
+  } catch (const NoNvrtc& e) {  // a bare node (tools/gpu-bundle-drill.sh): nothing compiles, so nothing to run
+    GTEST_SKIP() << "no CUDA device, and " << e.what();
+  }
   auto b = backend("gemm");
   const jobs::EvalRecord r = evaluate(*b, honest_naive_gemm());
   EXPECT_EQ(r.status, jobs::Status::infra_error) << r.evidence;

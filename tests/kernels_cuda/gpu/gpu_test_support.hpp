@@ -20,7 +20,7 @@ class GpuBackendTest : public CudaBackendTest, public ::testing::WithParamInterf
  protected:
   void SetUp() override {
     CudaBackendTest::SetUp();
-    if (const std::string why = why_no_cuda_device(); !why.empty()) GTEST_SKIP() << why;
+    if (const std::string why = why_no_cuda_device(); !why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
     target_ = target_of_this_gpu();
     if (target_.empty()) GTEST_SKIP() << "the GPU is neither sm_90 nor sm_100";
     settings_.min_repeats = 3;

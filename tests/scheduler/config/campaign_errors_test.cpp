@@ -13,7 +13,7 @@ using test::campaign_error;
 using test::kMinimalCampaign;
 
 const std::string kSearchKeys =
-    "allowed keys: generations, population, offspring, elite, tournament, mutation_rate, crossover_rate, seed, migration_interval, migration_size, strategy, adaptive_operators, min_operator_share";
+    "allowed keys: generations, population, offspring, elite, tournament, mutation_rate, crossover_rate, seed, migration_interval, migration_size, strategy, adaptive_operators, min_operator_share, prior";
 const std::string kValuesAllowed = "(a non-empty list of distinct values, e.g. [16, 32, 64])";
 
 // The minimal campaign with its MC line (line 7) replaced.
@@ -24,7 +24,7 @@ std::string with_mc_line(const std::string& line) {
 
 TEST(CampaignErrors, UnknownTopLevelKeyListsTheSections) {
   EXPECT_EQ(campaign_error(kMinimalCampaign + "serch:\n  population: 4\n"),
-            "c.yaml:8:1: serch: unknown key (allowed keys: campaign, space, search, evaluation, agents)");
+            "c.yaml:8:1: serch: unknown key (allowed keys: campaign, space, search, evaluation, agents, model, workload, engine)");
 }
 
 TEST(CampaignErrors, UnknownNestedKeyNamesItsDottedPath) {
@@ -166,7 +166,7 @@ TEST(CampaignErrors, YamlSyntaxError) {
 TEST(CampaignErrors, DocumentThatIsNotAMapping) {
   EXPECT_EQ(campaign_error("just text\n"),
             "c.yaml:1:1: <document>: expected a mapping, got 'just text' "
-            "(a mapping with keys: campaign, space, search, evaluation, agents)");
+            "(a mapping with keys: campaign, space, search, evaluation, agents, model, workload, engine)");
 }
 
 TEST(CampaignErrors, MissingFile) {

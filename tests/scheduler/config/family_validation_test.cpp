@@ -38,6 +38,9 @@ std::string campaign_of(const FamilySchema& s, const std::string& target, const 
     if (p.name != skip) y += "    " + p.name + ": [" + first_value(p) + "]\n";
   if (s.parameters_from_cache) y += "    X: [1]\n";
   y += extra_params;
+  if (s.family == "engine")  // an engine campaign serves a model on a workload (docs/campaign-schema.md)
+    y += "model: {architecture: llama, layers: 1, hidden: 32, heads: 2, mlp_hidden: 64, vocab: 64}\n"
+         "workload: {requests: 2, prompt_tokens: 4, output_tokens: 2}\n";
   y += "evaluation:\n";
   if (s.parameters_from_cache) y += "  replay_cache: " + std::string(KFORGE_SOURCE_DIR) + "/README.md\n";
   return y + evaluation;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kforge/jobs/candidate.hpp"
+#include "kforge/jobs/engine_spec.hpp"
 #include "kforge/jobs/record.hpp"
 
 namespace kforge::jobs {
@@ -34,6 +35,7 @@ struct EvalSettings {
   // The campaign's validation set when the task was planned: case texts of the family (inputs or shapes that
   // caught a wrong candidate earlier); every candidate is checked on each of them as well.
   std::vector<std::string> validation_cases;
+  EngineSpec engine;  // campaign.family engine: the model served and the workload (empty otherwise)
   bool operator==(const EvalSettings&) const = default;
 };
 

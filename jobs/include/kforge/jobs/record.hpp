@@ -12,6 +12,16 @@ namespace kforge::jobs {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// A named figure of a candidate beyond its time, with its unit: an engine's serving figures ("output_tokens_per_s",
+// "ttft_p99_ms", "peak_memory_mb") and where its time went ("op_share.attention"). Stored in the shard's metrics
+// table (docs/archive-schema.md).
+struct Metric {
+  std::string name;
+  std::string unit;  // "tokens/s", "ms", "MiB", "1" (a fraction)
+  double value = kNaN;
+  bool operator==(const Metric&) const;  // NaN == NaN
+};
+
 struct EvalRecord {
   // identity and lineage
   std::string candidate_id;
@@ -60,6 +70,7 @@ struct EvalRecord {
   std::string evidence;              // log excerpt a person needs to see why
   std::string failed_case;           // the family's text of the input/shape that caught a wrong result ("" if none)
   std::string source;                // the exact source text that was evaluated
+  std::vector<Metric> metrics;       // engine figures (empty for kernels)
 
   bool operator==(const EvalRecord&) const;  // NaN == NaN for the measured fields
 };

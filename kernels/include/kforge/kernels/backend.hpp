@@ -55,9 +55,10 @@ struct VerifyResult {
 };
 
 struct TimeResult {
-  jobs::Status status = jobs::Status::ok;  // cheat_detected when faster than physically possible
+  jobs::Status status = jobs::Status::ok;  // cheat_detected when faster than physically possible; engines: slo_missed
   std::vector<double> samples_ms;
   std::string evidence;
+  std::vector<jobs::Metric> metrics;  // engines: serving figures and the per-operator breakdown (EvalRecord.metrics)
 };
 
 struct EvalContext {

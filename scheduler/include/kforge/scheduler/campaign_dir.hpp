@@ -1,6 +1,9 @@
 #pragma once
 // The campaign directory IS the campaign's state (ARCHITECTURE.md). This names every path in it, once.
 //   DIR/campaign.yaml, DIR/site.yaml         the configs the campaign was started with (resume checks them)
+//   DIR/campaign.origin                     the absolute path of the campaign file it was started from: the
+//                                           stored copy's relative paths (model.weights, replay_cache, ...) mean
+//                                           paths next to that file
 //   DIR/gNNNN/tasks/TTTT.yaml               task manifests; DIR/gNNNN/tasks/COMPLETE marks the set as whole
 //   DIR/gNNNN/shards/TTTT.h5                what each task produced (atomic)
 //   DIR/gNNNN/logs/TTTT.log                 the task's stdout + stderr
@@ -25,6 +28,7 @@ class CampaignDir {
 
   const std::filesystem::path& root() const { return root_; }
   std::filesystem::path campaign_config() const { return root_ / "campaign.yaml"; }
+  std::filesystem::path campaign_origin() const { return root_ / "campaign.origin"; }
   std::filesystem::path site_config() const { return root_ / "site.yaml"; }
   std::filesystem::path lock_file() const { return root_ / "kforge.lock"; }
   std::filesystem::path cancelled_marker() const { return root_ / "CANCELLED"; }
@@ -44,6 +48,12 @@ class CampaignDir {
  private:
   std::filesystem::path root_;
 };
+
+// The campaign a directory stores (DIR/campaign.yaml), its relative paths read as relative to the file it was
+// started from (DIR/campaign.origin; the directory itself for campaigns started before that file existed).
+// Throws ConfigError as load_campaign does.
+struct CampaignConfig;
+CampaignConfig load_stored_campaign(const CampaignDir& dir);
 
 // The pid of the process driving the campaign now (holding DIR/kforge.lock): 0 when none, -1 when the holder's
 // pid cannot be read.

@@ -64,6 +64,10 @@ struct SearchSpec {
   // survivors), or a model-based strategy told every evaluation of the island's target and asked for the
   // offspring: "surrogate" (the Gaussian-process strategy of bench/search_efficiency) or "random".
   std::string strategy = "evolutionary";
+  // Measurements of the same space made elsewhere (another GPU, another problem size, another island's
+  // campaign): folders of earlier campaigns (their campaign.h5) and Kernel Tuner caches (.json, .json.gz),
+  // absolute. The surrogate strategy warm-starts from their ranking (docs/campaign-schema.md, search.prior).
+  std::vector<std::filesystem::path> prior;
   bool adaptive_operators = true;   // operator shares follow their children's success (learning.hpp)
   double min_operator_share = 0.05; // an enabled operator never gets less of the offspring than this
 };
@@ -98,6 +102,8 @@ struct CampaignConfig {
   int candidates_per_rank = 4;   // how much work one array task gets per rank
   ConfirmSpec confirm;
   std::vector<AgentOperatorConfig> agents;  // from generation 1 on, beside the built-in operators
+  // engine.kernels_from: earlier gemm campaigns whose best kernels seed an engine campaign's first generation
+  std::vector<std::filesystem::path> engine_kernels_from;
   // Where values were written, by dotted key ("campaign.family", "campaign.targets[1]", "evaluation.problem.M",
   // "evaluation.baselines[0]", "space.parameters.MC[2]"): the checks against the family schema that run after
   // parsing (campaign_validation.hpp) point at them. Absent keys fall back to their section or 1:1.

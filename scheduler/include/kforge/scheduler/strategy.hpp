@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kforge/jobs/genome.hpp"
@@ -23,12 +24,21 @@ struct StrategyParameter {
 // True when a configuration satisfies the space's constraints. Called often: keep it cheap.
 using ValidityOracle = std::function<bool(const jobs::Genome&)>;
 
+// Measurements of the same space taken elsewhere: another GPU, another problem size, an earlier campaign or
+// another island (search.prior). Strategies use only their order, never their absolute times; entries that
+// are not configurations of the space being searched are ignored.
+struct PriorObservations {
+  std::string source;                                     // file or archive, for messages
+  std::vector<std::pair<jobs::Genome, double>> measured;  // time in ms, +inf for a failed configuration
+};
+
 struct StrategyOptions {
   std::uint64_t seed = 1;
   int budget_hint = 0;  // evaluations the caller intends to spend (0 = unknown); only shapes the schedule
   // Spaces whose Cartesian product is at most this large are enumerated once (every valid configuration
   // known up front); larger ones are sampled through the oracle.
   std::uint64_t enumerate_limit = 4'000'000;
+  std::vector<PriorObservations> prior;  // warm start (surrogate strategies; "random" ignores it)
 };
 
 class SearchStrategy {
@@ -46,7 +56,9 @@ class SearchStrategy {
 // "default": the best measured strategy: a Gaussian-process surrogate on log time (ordinal + factors-of-two
 //            features, per-parameter lengthscales) choosing by expected improvement among every valid
 //            configuration (or a large sample of them, grown around each new incumbent) after 8 random ones.
-// "gp-*":    measured variants of "default" (bench/search_efficiency --strategy NAME).
+// "gp-*":    measured variants of "default" (bench/search_efficiency --strategy NAME); "gp+KNOB+...":
+//            "default" with knobs changed (log, prod, trN, rN, initN, pinitN, prandN, xiX; strategy.cpp).
+// With StrategyOptions::prior, the surrogate strategies warm-start from the prior's ranking (bench/README.md).
 // Throws std::invalid_argument naming the known strategies for an unknown name, or for an empty space.
 std::unique_ptr<SearchStrategy> make_strategy(std::string_view name, std::vector<StrategyParameter> parameters,
                                               ValidityOracle valid, StrategyOptions options = {});

@@ -1,0 +1,237 @@
+// One engine serving one model and trace, for bench/engine_vs_peers.py: writes the model's weights as safetensors
+// and the trace as JSON (so PyTorch and llama.cpp serve exactly the same weights and prompts), then serves the
+// trace with a kforge engine (rendered from a genome, or a source file) through the harness's own serving loop
+// and candidate process (kernels/src/engine), at each concurrency asked, and prints one JSON object: output
+// tokens/s, TTFT/ITL and the greedy tokens per run; optionally the double reference engine's greedy tokens and
+// its logits at every step of request 0 (the independent check of the reference against the peers).
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <span>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench_context.hpp"
+#include "engine/engine_call.hpp"
+#include "engine/engine_template.hpp"
+#include "engine/engine_tolerance.hpp"
+#include "engine/model_weights.hpp"
+#include "engine/reference_engine.hpp"
+#include "engine/serving_loop.hpp"
+#include "engine/workload_trace.hpp"
+#include "host/cxx_compile.hpp"
+
+namespace fs = std::filesystem;
+namespace po = boost::program_options;
+using namespace kforge;
+using namespace kforge::kernels::engine;
+
+namespace {
+
+void write_tokens(std::ostream& out, const std::vector<std::vector<std::int32_t>>& outputs) {
+  out << "[";
+  for (std::size_t r = 0; r < outputs.size(); ++r) {
+    out << (r ? "," : "") << "[";
+    for (std::size_t t = 0; t < outputs[r].size(); ++t) out << (t ? "," : "") << outputs[r][t];
+    out << "]";
+  }
+  out << "]";
+}
+
+void write_trace(const std::string& path, const WorkloadTrace& trace, std::int64_t vocab) {
+  std::ofstream out(path);
+  out << "{\"vocab\":" << vocab << ",\"requests\":[";
+  for (std::size_t r = 0; r < trace.requests.size(); ++r) {
+    const auto& req = trace.requests[r];
+    out << (r ? "," : "") << "{\"output_tokens\":" << req.output_tokens << ",\"prompt\":[";
+    for (std::size_t t = 0; t < req.prompt.size(); ++t) out << (t ? "," : "") << req.prompt[t];
+    out << "]}";
+  }
+  out << "]}\n";
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+// The reference engine's logits at request 0's prefill and at each of its greedy decode steps (rows of vocab
+// doubles, little-endian), and its greedy tokens for every request served one at a time.
+std::vector<std::vector<std::int32_t>> reference_outputs(const jobs::ModelSpec& model, const Weights& weights,
+                                                         const WorkloadTrace& trace, const std::string& logits_path) {
+  ReferenceEngine ref(model, weights, 1, static_cast<int>(trace.max_context()));
+  std::vector<std::vector<std::int32_t>> outputs;
+  std::ofstream logits_out;
+  if (!logits_path.empty()) logits_out.open(logits_path, std::ios::binary);
+  for (std::size_t r = 0; r < trace.requests.size(); ++r) {
+    const auto& req = trace.requests[r];
+    std::vector<std::int32_t> generated;
+    std::vector<double> logits = ref.step({{0, 0, static_cast<std::int64_t>(req.prompt.size())}}, req.prompt);
+    for (;;) {
+      if (r == 0 && logits_out)
+        logits_out.write(reinterpret_cast<const char*>(logits.data()),
+                         static_cast<std::streamsize>(logits.size() * sizeof(double)));
+      generated.push_back(static_cast<std::int32_t>(argmax(std::span<const double>(logits))));
+      if (static_cast<std::int64_t>(generated.size()) == req.output_tokens) break;
+      const auto pos = static_cast<std::int64_t>(req.prompt.size() + generated.size()) - 1;
+      logits = ref.step({{0, pos, 1}}, {generated.back()});
+    }
+    outputs.push_back(std::move(generated));
+  }
+  if (!logits_path.empty() && !logits_out) throw std::runtime_error("cannot write " + logits_path);
+  return outputs;
+}
+
+// The engine served `runs` times at one concurrency; the fastest run is reported (bench/engine_vs_peers.py does
+// the same for every peer): on a shared machine it is the run least disturbed by other work.
+ServingResult serve_engine(const fs::path& artefact, const fs::path& scratch, const jobs::ModelSpec& model,
+                           Weights& weights, const WorkloadTrace& trace, const BatchPolicy& policy, int runs) {
+  kernels::host::CandidateProcess process(artefact, kEntryPoint, &invoke_engine, scratch);
+  EngineSizes sizes;
+  sizes.slots = serving_slots(trace, policy);
+  sizes.max_context = trace.max_context();
+  sizes.most_sequences = policy.max_batch;
+  sizes.most_tokens = most_step_tokens(policy);
+  init_engine(process, model, weights, sizes);
+  const StepFn step = [&](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
+    return step_engine(process, seqs, tokens, model.vocab);
+  };
+  std::vector<ServingResult> results;
+  for (int n = 0; n < runs; ++n) {
+    results.push_back(serve(trace, policy, model.vocab, step));
+    if (!results.back().failure.empty()) return results.back();
+  }
+  std::sort(results.begin(), results.end(),
+            [](const auto& a, const auto& b) { return a.output_tokens_per_s < b.output_tokens_per_s; });
+  return results.back();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  jobs::ModelSpec model;
+  jobs::WorkloadSpec workload;
+  model.architecture = "llama";
+  std::string genome_text, source_file, weights_out, trace_out, logits_out, concurrency_list = "1,8";
+  bool untied = false, reference = false;
+  int runs = 1;
+  po::options_description opts("engine_serve: one kforge engine serving a model's trace (bench/README.md)");
+  opts.add_options()("help", "this text")("architecture", po::value(&model.architecture)->default_value("llama"),
+                                          "llama | kimi-linear")(
+      "layers", po::value(&model.layers)->default_value(4), "")("hidden", po::value(&model.hidden)->default_value(256),
+                                                                "")(
+      "heads", po::value(&model.heads)->default_value(8), "")("kv-heads", po::value(&model.kv_heads)->default_value(2),
+                                                              "")("head-dim",
+                                                                  po::value(&model.head_dim)->default_value(32), "")(
+      "mlp-hidden", po::value(&model.mlp_hidden)->default_value(768), "")(
+      "vocab", po::value(&model.vocab)->default_value(1024), "")("untied", po::bool_switch(&untied), "own LM head")(
+      "attention-every", po::value(&model.attention_every)->default_value(4), "kimi-linear")(
+      "rope-theta", po::value(&model.rope_theta)->default_value(10000.0), "")(
+      "norm-eps", po::value(&model.norm_eps)->default_value(1e-5), "")(
+      "weight-seed", po::value(&model.weight_seed)->default_value(1), "random weights from this seed")(
+      "weights", po::value(&model.weights_file), "serve these weights (safetensors or HDF5) instead")(
+      "trace-seed", po::value(&workload.seed)->default_value(1), "")(
+      "requests", po::value(&workload.requests)->default_value(16), "")(
+      "prompt-min", po::value(&workload.prompt_min)->default_value(32), "")(
+      "prompt-max", po::value(&workload.prompt_max)->default_value(128), "")(
+      "output-min", po::value(&workload.output_min)->default_value(16), "")(
+      "output-max", po::value(&workload.output_max)->default_value(64), "")(
+      "concurrency", po::value(&concurrency_list)->default_value("1,8"), "closed-loop concurrencies, comma separated")(
+      "genome", po::value(&genome_text), "engine genome, canonical text (K=V;K=\"s\")")(
+      "source", po::value(&source_file),
+      "engine source file instead of a rendered genome (--genome still "
+      "gives max_batch, prefill_chunk, schedule)")("runs", po::value(&runs)->default_value(1),
+                                                   "serve the trace this often; report the fastest run")(
+      "weights-out", po::value(&weights_out), "write the weights here (safetensors)")(
+      "trace-out", po::value(&trace_out), "write the trace here (JSON)")(
+      "reference", po::bool_switch(&reference), "also serve the trace with the double reference engine")(
+      "reference-logits-out", po::value(&logits_out), "with --reference: request 0's logits per step (f64)");
+  po::variables_map vm;
+  po::store(po::parse_command_line(argc, argv, opts), vm);
+  if (vm.count("help")) {
+    std::cout << opts;
+    return 0;
+  }
+  po::notify(vm);
+  model.tied_embeddings = !untied;
+  check_model(model);
+  std::vector<std::int64_t> concurrencies;
+  for (std::stringstream in(concurrency_list); in.good();) {
+    std::string item;
+    std::getline(in, item, ',');
+    concurrencies.push_back(std::stoll(item));
+  }
+
+  Weights weights = load_weights(model);
+  if (!weights_out.empty()) write_safetensors(weights_out, weights);
+  const WorkloadTrace base_trace = make_trace(workload, model.vocab);
+  if (!trace_out.empty()) write_trace(trace_out, base_trace, model.vocab);
+
+  jobs::Candidate candidate;
+  candidate.family = "engine";
+  candidate.backend = "host";
+  candidate.genome = jobs::Genome::from_text(genome_text);
+  if (!source_file.empty()) {
+    std::ifstream in(source_file);
+    if (!in) throw std::runtime_error("cannot read " + source_file);
+    candidate.source.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const BatchPolicy policy = batch_policy_from_genome(candidate.genome);
+  const fs::path scratch = fs::temp_directory_path() / ("kforge-engine-serve-" + std::to_string(::getpid()));
+  fs::create_directories(scratch);
+  jobs::EvalSettings settings;
+  kernels::EvalContext ctx{&settings, scratch, 1, ""};
+  const std::string source =
+      candidate.source.empty() ? render_engine_source(engine_params_from_genome(candidate.genome)) : candidate.source;
+  const kernels::CompileResult compiled = kernels::host::compile_shared_object(source, candidate, ctx, "engine_serve");
+  if (!compiled.ok) throw std::runtime_error("the engine did not compile:\n" + compiled.log);
+
+  std::ostringstream out;
+  out << "{";
+  bench::write_context_json(out, "engine_serve");
+  out << ",\"model\":{\"architecture\":\"" << model.architecture << "\",\"layers\":" << model.layers
+      << ",\"hidden\":" << model.hidden << ",\"heads\":" << model.heads << ",\"kv_heads\":" << model.kv_heads
+      << ",\"head_dim\":" << model.head_dim << ",\"mlp_hidden\":" << model.mlp_hidden << ",\"vocab\":" << model.vocab
+      << ",\"tied_embeddings\":" << (model.tied_embeddings ? "true" : "false") << ",\"rope_theta\":" << model.rope_theta
+      << ",\"norm_eps\":" << model.norm_eps << ",\"weight_seed\":" << model.weight_seed << "}";
+  out << ",\"engine\":{\"genome\":\"" <<
+      [&] {
+        std::string g;
+        for (char ch : genome_text) g += (ch == '"' || ch == '\\') ? std::string("\\") + ch : std::string(1, ch);
+        return g;
+      }()
+      << "\",\"source\":\"" << (source_file.empty() ? "rendered" : "file") << "\",\"max_batch\":" << policy.max_batch
+      << ",\"prefill_chunk\":" << policy.prefill_chunk << "},\"runs\":[";
+  for (std::size_t i = 0; i < concurrencies.size(); ++i) {
+    jobs::WorkloadSpec w = workload;
+    w.concurrency = concurrencies[i];
+    const WorkloadTrace trace = make_trace(w, model.vocab);
+    const ServingResult r = serve_engine(compiled.artefact, scratch, model, weights, trace, policy, runs);
+    if (!r.failure.empty()) throw std::runtime_error("serving failed: " + r.failure);
+    out << (i ? "," : "") << "{\"concurrency\":" << w.concurrency
+        << ",\"output_tokens_per_s\":" << r.output_tokens_per_s << ",\"total_ms\":" << r.total_ms
+        << ",\"steps\":" << r.steps << ",\"output_tokens\":" << r.output_tokens << ",\"ttft_p50_ms\":" << r.ttft_p50_ms
+        << ",\"ttft_p99_ms\":" << r.ttft_p99_ms << ",\"itl_p50_ms\":" << r.itl_p50_ms
+        << ",\"itl_p99_ms\":" << r.itl_p99_ms << ",\"op_share\":{";
+    for (std::size_t o = 0; o < kOperators.size(); ++o)
+      out << (o ? "," : "") << '"' << kOperators[o] << "\":" << r.op_share[o];
+    out << "},\"outputs\":";
+    write_tokens(out, r.outputs);
+    out << "}";
+  }
+  out << "]";
+  if (reference) {
+    out << ",\"reference\":{\"outputs\":";
+    write_tokens(out, reference_outputs(model, weights, base_trace, logits_out));
+    out << "}";
+  }
+  out << "}\n";
+  std::cout << out.str();
+  fs::remove_all(scratch);
+  return 0;
+} catch (const std::exception& e) {
+  std::cerr << "engine_serve: " << e.what() << "\n";
+  return 1;
+}

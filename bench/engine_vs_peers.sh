@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# kforge's engine against PyTorch eager and llama.cpp on the same model, weights and trace (bench/README.md).
+# Makes (once) a virtual environment with the peers: torch (the CPU wheel when its index is reachable, else PyPI's),
+# safetensors, numpy, gguf, PyYAML and llama-cpp-python (built from source; when that fails the benchmark reports
+# llama.cpp as skipped and still runs the others). Then runs bench/engine_vs_peers.py with the arguments given.
+#   usage: bench/engine_vs_peers.sh [--build BUILD_DIR] [engine_vs_peers.py arguments...]
+#   KFORGE_PEERS_VENV: where the environment lives (default BUILD_DIR/peers-venv)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=build
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  if [[ ${args[i]} == --build ]]; then BUILD=${args[i + 1]}; fi
+done
+VENV=${KFORGE_PEERS_VENV:-$BUILD/peers-venv}
+if [[ ! -x $VENV/bin/python ]]; then
+  python3 -m venv "$VENV"
+fi
+PY=$VENV/bin/python
+if ! "$PY" -c "import numpy, safetensors, gguf, yaml" 2>/dev/null; then
+  "$PY" -m pip install --quiet numpy safetensors gguf pyyaml
+fi
+if ! "$PY" -c "import torch" 2>/dev/null; then
+  if curl -fsS --max-time 10 -o /dev/null https://download.pytorch.org/whl/cpu/ 2>/dev/null; then
+    "$PY" -m pip install --quiet torch --index-url https://download.pytorch.org/whl/cpu
+  else
+    "$PY" -m pip install --quiet torch
+  fi
+fi
+# llama-cpp-python compiles llama.cpp (minutes on 2 cores); a failed build is remembered, not retried every run.
+if ! "$PY" -c "import llama_cpp" 2>/dev/null && [[ ! -f $VENV/llama-cpp-build-failed.log ]]; then
+  # Only the library: no multimodal (mtmd), tools, examples or tests (a third fewer objects to compile).
+  if ! CMAKE_BUILD_PARALLEL_LEVEL=2 CMAKE_ARGS="-DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+-DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF" \
+    "$PY" -m pip install llama-cpp-python > "$VENV/llama-cpp-build.log" 2>&1; then
+    mv "$VENV/llama-cpp-build.log" "$VENV/llama-cpp-build-failed.log"
+    echo "engine_vs_peers: llama-cpp-python did not build (log: $VENV/llama-cpp-build-failed.log);" \
+      "llama.cpp is skipped" >&2
+  fi
+fi
+exec "$PY" bench/engine_vs_peers.py "$@"

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# The GPU acceptance run (docs/gpu-bundle.md): from the GPU bundle, on one Hopper or Blackwell GPU, within a
+# wall-clock budget (default 450 s; the H200 hour allows 8 minutes), every step under its own timeout.
+#   usage: bench/gpu-acceptance.sh OUT_DIR [BUNDLE_DIR]        (default bundle: $KFORGE_BUNDLE, else build/gpu-bundle)
+# Writes OUT_DIR/summary.json (one entry per step: passed, failed, timeout or skipped, with a reason and
+# figures), OUT_DIR/acceptance.log (every step's output) and OUT_DIR/gpu-tests-*.json (GoogleTest reports):
+# at most 8 files, as the GPU machine returns. A step that cannot run is "skipped" with why, never "passed".
+# Exit code: 0 when no step failed or timed out (skips allowed), 1 otherwise, 2 on bad usage.
+set -uo pipefail
+(($# >= 1)) || { echo "usage: $0 OUT_DIR [BUNDLE_DIR]" >&2; exit 2; }
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$1" && OUT=$(cd "$1" && pwd)
+BUNDLE=${2:-${KFORGE_BUNDLE:-$SRC/build/gpu-bundle}}
+BUDGET_S=${KFORGE_ACCEPTANCE_BUDGET_S:-450}
+START=$SECONDS
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+STEPS=$WORK/steps.jsonl
+LOG=$OUT/acceptance.log
+: > "$STEPS"
+: > "$LOG"
+rm -f "$OUT"/gpu-tests-*.json "$OUT/summary.json"
+
+# record NAME STATUS SECONDS REASON [FIGURES_JSON_FILE]
+record() {
+  python3 "$SRC/bench/gpu_acceptance_step.py" "$@" >> "$STEPS"
+  echo "acceptance: $1: $2${4:+ ($4)}" | tee -a "$LOG"
+}
+
+# What stops every step: no GPU of a target kforge knows, or no bundle.
+GPU_INFO=$(nvidia-smi --query-gpu=name,compute_cap,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader 2>&1 | head -1)
+TARGET=""
+BLOCKED=""
+if ! nvidia-smi -L > /dev/null 2>&1; then
+  BLOCKED="no CUDA device: nvidia-smi found no GPU (${GPU_INFO:-nvidia-smi missing})"
+  GPU_INFO=""
+else
+  case $(cut -d, -f2 <<< "$GPU_INFO" | tr -d ' ') in
+    9.0) TARGET=hopper ;;
+    10.0) TARGET=blackwell ;;
+    *) BLOCKED="the GPU ($GPU_INFO) is neither sm_90 nor sm_100" ;;
+  esac
+fi
+if [[ -z $BLOCKED && ! -e $BUNDLE/env.sh ]]; then BLOCKED="no GPU bundle at $BUNDLE (tools/gpu-bundle.sh makes it)"; fi
+if [[ -z $BLOCKED ]]; then
+  # shellcheck disable=SC1091
+  . "$BUNDLE/env.sh"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+
+# step NAME TIMEOUT_S COMMAND...: runs COMMAND (a shell function) under its timeout and the remaining budget.
+# COMMAND may write figures to $FIGURES (JSON) and a skip reason to $WORK/skip (then the step is skipped).
+step() {
+  local name=$1 limit=$2
+  shift 2
+  local left=$((BUDGET_S - (SECONDS - START)))
+  if [[ -n $BLOCKED ]]; then record "$name" skipped 0 "$BLOCKED"; return; fi
+  if ((left < 15)); then record "$name" skipped 0 "the acceptance budget of $BUDGET_S s is spent"; return; fi
+  ((limit > left)) && limit=$left
+  FIGURES=$WORK/$name.figures.json
+  export FIGURES
+  rm -f "$WORK/skip" "$FIGURES"
+  echo "=== $name (timeout $limit s) ===" >> "$LOG"
+  local t0=$SECONDS rc=0
+  timeout --kill-after=10 "$limit" bash -c "$(declare -f "$@" campaign_figures); $*" >> "$LOG" 2>&1 || rc=$?
+  local took=$((SECONDS - t0)) figures=()
+  [[ -s $FIGURES ]] && figures=("$FIGURES")
+  if [[ -s $WORK/skip ]]; then
+    record "$name" skipped "$took" "$(head -c 400 "$WORK/skip")" "${figures[@]}"
+  elif ((rc == 124 || rc == 137)); then
+    record "$name" timeout "$took" "killed after $limit s" "${figures[@]}"
+  elif ((rc != 0)); then
+    record "$name" failed "$took" "exit code $rc; see acceptance.log" "${figures[@]}"
+  else
+    record "$name" passed "$took" "" "${figures[@]}"
+  fi
+}
+export SRC OUT WORK TARGET BUNDLE
+
+# A campaign of the bundle's examples at a small budget on this GPU's target; PROBLEM replaces its problem.
+# usage: campaign_figures EXAMPLE GENERATIONS POPULATION [PROBLEM [BASELINES]] -> report JSON on stdout
+campaign_figures() {
+  local yaml=$WORK/$1-$RANDOM.yaml dir
+  "$SRC/tools/small-campaign.sh" "$KFORGE_BUNDLE/share/kforge/$1.yaml" "$yaml" "$2" "$3" >&2
+  sed -i -E "s/^(  targets:) .*/\1 [$TARGET]/" "$yaml"
+  [[ -n ${4:-} ]] && sed -i -E "s/^(  problem:) \{[^}]*\}/\1 {$4}/" "$yaml"
+  [[ -n ${5:-} ]] && sed -i -E "s/^(  baselines:) \[[^]]*\]/\1 [$5]/" "$yaml"
+  dir=$(mktemp -d "$WORK/campaign.XXXXXX")
+  kforge run "$yaml" --out "$dir/c" >&2 && kforge report "$dir/c" --json > "$dir/report.json" || return 1
+  # A campaign in which no candidate verified has no figure to give: the step fails.
+  python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(None if (r.get("best") or {}).get("time_ms")
+              else sys.argv[2] + ": no candidate verified")' "$dir/report.json" "$1" || return 1
+  cat "$dir/report.json"
+}
+
+gpu_tests() {
+  local failed=0 t
+  for t in "$KFORGE_BUNDLE"/tests/*; do
+    "$t" --gtest_output="json:$OUT/gpu-tests-$(basename "$t").json" || failed=1
+  done
+  python3 "$SRC/bench/gpu_acceptance_step.py" --gtest-figures "$OUT"/gpu-tests-*.json > "$FIGURES"
+  # A skipped test proved nothing: all skipped is a skipped step, some skipped a failed one.
+  python3 - "$FIGURES" "$WORK/skip" <<'PY' || failed=1
+import json, sys
+f = json.load(open(sys.argv[1]))
+# The check for nodes without a GPU skips on a GPU node by design.
+expected = sum(1 for name in f["skipped_tests"] if "WithoutAGpu" in name)
+f["skipped"] -= expected
+f["tests"] -= expected
+if f["skipped"] and f["skipped"] == f["tests"]:
+    open(sys.argv[2], "w").write(f"all {f['skipped']} gpu tests skipped (their reason: acceptance.log)")
+elif f["skipped"]:
+    sys.exit(f"{f['skipped']} of {f['tests']} gpu tests skipped on a GPU machine: {f['skipped_tests']}")
+PY
+  return $failed
+}
+
+example_campaigns() {
+  local family report
+  echo "{" > "$FIGURES"
+  for family in gemm kda rmsnorm; do
+    report=$(campaign_figures "$family-cuda" 2 8) || return 1
+    echo "\"$family\": $report," >> "$FIGURES"
+  done
+  echo '"generations": 2, "population": 8}' >> "$FIGURES"
+}
+
+gemm_vs_cublas() {
+  local shape report sep=""
+  echo "[" > "$FIGURES"
+  for shape in "M: 4096, N: 4096, K: 4096" "M: 1, N: 4096, K: 4096" "M: 16, N: 4096, K: 4096" \
+               "M: 64, N: 4096, K: 4096" "M: 1, N: 8192, K: 8192" "M: 16, N: 8192, K: 8192" "M: 64, N: 8192, K: 8192"; do
+    report=$(campaign_figures gemm-cuda 1 4 "$shape" "reference, cublas") || return 1
+    echo "$sep{\"problem\": \"$shape\", \"report\": $report}" >> "$FIGURES"
+    sep=","
+  done
+  echo "]" >> "$FIGURES"
+}
+
+kda_vs_fla() {
+  local h report kforge_json=$WORK/kda-kforge.json sep=""
+  echo "[" > "$kforge_json"
+  for h in 32 64; do
+    report=$(campaign_figures kda-cuda 1 4 "B: 1, T: 8192, H: $h") || return 1
+    echo "$sep{\"H\": $h, \"report\": $report}" >> "$kforge_json"
+    sep=","
+  done
+  echo "]" >> "$kforge_json"
+  python3 "$SRC/bench/gpu_acceptance_torch.py" kda "$kforge_json" "$SRC/.whl" > "$FIGURES" 2> "$WORK/skip.tmp"
+  local rc=$?
+  [[ $rc == 3 ]] && mv "$WORK/skip.tmp" "$WORK/skip" && return 0
+  cat "$WORK/skip.tmp"
+  return $rc
+}
+
+rmsnorm_vs_peak_and_torch() {
+  local kforge_json=$WORK/rms-kforge.json
+  campaign_figures rmsnorm-cuda 1 4 "rows: 8192, hidden: 7168" > "$kforge_json" || return 1
+  python3 "$SRC/bench/gpu_acceptance_torch.py" rmsnorm "$kforge_json" > "$FIGURES"
+}
+
+step gpu_tests 150 gpu_tests
+step example_campaigns 150 example_campaigns
+step gemm_vs_cublas 120 gemm_vs_cublas
+step kda_vs_fla 90 kda_vs_fla
+step rmsnorm_vs_peak_and_torch 45 rmsnorm_vs_peak_and_torch
+
+python3 "$SRC/bench/gpu_acceptance_step.py" --summary "$STEPS" "$((SECONDS - START))" "$BUDGET_S" "$GPU_INFO" \
+  "$TARGET" "$BUNDLE" > "$OUT/summary.json"
+echo "acceptance: summary in $OUT/summary.json"
+! grep -Eq '"status": "(failed|timeout)"' "$STEPS"

@@ -1,0 +1,147 @@
+"""llama.cpp as a peer: kforge's safetensors weights converted to GGUF (F32, architecture "llama") and served
+through llama-cpp-python's low-level API (llama_decode over a batch of sequences, one llama.cpp sequence id per
+slot), so it sees exactly the prompts and steps the serving loop gives every engine.
+
+The conversion follows llama.cpp's convert_hf_to_gguf.py for Hugging Face Llama checkpoints: llama.cpp's LLAMA
+rope is the "normal" style (dimension 2i pairs with 2i+1) while Hugging Face's rotate_half pairs i with
+i + head_dim/2, so the rows of q_proj and k_proj are permuted per head (LlamaModel.permute) and the model is the
+same function. The tokenizer is a placeholder SentencePiece vocabulary: the bench feeds token ids, never text."""
+import ctypes
+
+import numpy as np
+
+
+def permute(weights, n_head, n_head_kv):
+    """convert_hf_to_gguf.py's LlamaModel.permute: rotate_half row order -> interleaved pairs, per head."""
+    if n_head_kv is not None and n_head != n_head_kv:
+        n_head = n_head_kv
+    return (weights.reshape(n_head, 2, weights.shape[0] // n_head // 2, *weights.shape[1:])
+            .swapaxes(1, 2).reshape(weights.shape))
+
+
+GGUF_NAMES = {"input_layernorm.weight": "attn_norm.weight", "self_attn.q_proj.weight": "attn_q.weight",
+              "self_attn.k_proj.weight": "attn_k.weight", "self_attn.v_proj.weight": "attn_v.weight",
+              "self_attn.o_proj.weight": "attn_output.weight", "post_attention_layernorm.weight": "ffn_norm.weight",
+              "mlp.gate_proj.weight": "ffn_gate.weight", "mlp.up_proj.weight": "ffn_up.weight",
+              "mlp.down_proj.weight": "ffn_down.weight"}
+
+
+def write_gguf(path, cfg, tensors, context_length):
+    import gguf
+    w = gguf.GGUFWriter(path, "llama")
+    w.add_name("kforge-engine-vs-peers")
+    w.add_context_length(context_length)
+    w.add_embedding_length(cfg["hidden"])
+    w.add_block_count(cfg["layers"])
+    w.add_feed_forward_length(cfg["mlp_hidden"])
+    w.add_rope_dimension_count(cfg["head_dim"])
+    w.add_head_count(cfg["heads"])
+    w.add_head_count_kv(cfg["kv_heads"])
+    w.add_key_length(cfg["head_dim"])
+    w.add_value_length(cfg["head_dim"])
+    w.add_layer_norm_rms_eps(cfg["norm_eps"])
+    w.add_rope_freq_base(cfg["rope_theta"])
+    w.add_vocab_size(cfg["vocab"])
+    w.add_file_type(gguf.LlamaFileType.ALL_F32)
+    vocab = cfg["vocab"]
+    tokens = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)]
+    types = [gguf.TokenType.UNKNOWN, gguf.TokenType.CONTROL, gguf.TokenType.CONTROL] + [gguf.TokenType.BYTE] * 256
+    tokens, types = tokens[:vocab], types[:vocab]
+    tokens += [f"tok{i}" for i in range(len(tokens), vocab)]
+    types += [gguf.TokenType.NORMAL] * (vocab - len(types))
+    w.add_tokenizer_model("llama")
+    w.add_token_list(tokens)
+    w.add_token_scores([0.0] * vocab)
+    w.add_token_types(types)
+    w.add_unk_token_id(0)
+    w.add_bos_token_id(min(1, vocab - 1))
+    w.add_eos_token_id(min(2, vocab - 1))
+    w.add_add_bos_token(False)
+    w.add_tensor("token_embd.weight", np.ascontiguousarray(tensors["model.embed_tokens.weight"], np.float32))
+    for layer in range(cfg["layers"]):
+        for hf, gg in GGUF_NAMES.items():
+            data = np.asarray(tensors[f"model.layers.{layer}.{hf}"], np.float32)
+            if hf == "self_attn.q_proj.weight":
+                data = permute(data, cfg["heads"], cfg["heads"])
+            elif hf == "self_attn.k_proj.weight":
+                data = permute(data, cfg["heads"], cfg["kv_heads"])
+            w.add_tensor(f"blk.{layer}.{gg}", np.ascontiguousarray(data))
+    w.add_tensor("output_norm.weight", np.ascontiguousarray(tensors["model.norm.weight"], np.float32))
+    if "lm_head.weight" in tensors:  # tied: llama.cpp reuses token_embd when "output" is absent
+        w.add_tensor("output.weight", np.ascontiguousarray(tensors["lm_head.weight"], np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def _api(lib, *names):
+    """The first of `names` this llama-cpp-python has (the C API was renamed across llama.cpp versions)."""
+    for name in names:
+        if hasattr(lib, name):
+            return getattr(lib, name)
+    raise AttributeError("llama_cpp has none of " + ", ".join(names))
+
+
+class LlamaCpp:
+    """llama.cpp behind the serving loop's step(): slot s is llama.cpp sequence s; fp32 weights; the KV cache in
+    fp32 (kv_f32) or in llama.cpp's default fp16; every other context setting is llama.cpp's default."""
+
+    def __init__(self, gguf_path, cfg, max_slots, max_context, max_step_tokens, threads, kv_f32=True,
+                 **context_overrides):
+        import llama_cpp as lib
+        self.lib, self.vocab = lib, cfg["vocab"]
+        lib.llama_backend_init()
+        self._quiet = lib.llama_log_callback(lambda level, text, user: None)
+        lib.llama_log_set(self._quiet, ctypes.c_void_p(0))
+        mparams = lib.llama_model_default_params()
+        self.model = _api(lib, "llama_model_load_from_file", "llama_load_model_from_file")(
+            gguf_path.encode(), mparams)
+        if not self.model:
+            raise RuntimeError(f"llama.cpp could not load {gguf_path}")
+        cparams = lib.llama_context_default_params()
+        per_seq = -(-max_context // 256) * 256
+        cparams.n_ctx = per_seq * max_slots
+        cparams.n_batch = max(max_step_tokens, 32)
+        cparams.n_ubatch = cparams.n_batch
+        cparams.n_seq_max = max_slots
+        cparams.n_threads = cparams.n_threads_batch = threads
+        if kv_f32:  # GGML_TYPE_F32 (llama.cpp's default is F16): the precision of kforge's engines
+            cparams.type_k = cparams.type_v = 0
+        for key, value in context_overrides.items():
+            setattr(cparams, key, value)
+        self.ctx = _api(lib, "llama_init_from_model", "llama_new_context_with_model")(self.model, cparams)
+        if not self.ctx:
+            raise RuntimeError("llama.cpp could not create a context (n_ctx %d)" % cparams.n_ctx)
+        self.batch = lib.llama_batch_init(cparams.n_batch, 0, 1)
+        if hasattr(lib, "llama_get_memory"):
+            mem = lib.llama_get_memory(self.ctx)
+            self._seq_rm = lambda seq: lib.llama_memory_seq_rm(mem, seq, -1, -1)
+        else:
+            rm = _api(lib, "llama_kv_self_seq_rm", "llama_kv_cache_seq_rm")
+            self._seq_rm = lambda seq: rm(self.ctx, seq, -1, -1)
+
+    def step(self, seqs, tokens):
+        b, row, last = self.batch, 0, []
+        for slot, start, n in seqs:
+            if start == 0:
+                self._seq_rm(slot)  # a new request in this slot
+            for i in range(n):
+                b.token[row] = tokens[row]
+                b.pos[row] = start + i
+                b.n_seq_id[row] = 1
+                b.seq_id[row][0] = slot
+                b.logits[row] = 1 if i == n - 1 else 0
+                row += 1
+            last.append(row - 1)
+        b.n_tokens = row
+        rc = self.lib.llama_decode(self.ctx, b)
+        if rc != 0:
+            raise RuntimeError(f"llama_decode returned {rc}")
+        return [np.ctypeslib.as_array(self.lib.llama_get_logits_ith(self.ctx, i), shape=(self.vocab,)).copy()
+                for i in last]
+
+    def close(self):
+        self.lib.llama_batch_free(self.batch)
+        self.lib.llama_free(self.ctx)
+        _api(self.lib, "llama_model_free", "llama_free_model")(self.model)

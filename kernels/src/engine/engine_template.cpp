@@ -1,0 +1,103 @@
+#include "engine/engine_template.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <variant>
+
+#include "engine/engine_template_text.hpp"
+
+namespace kforge::kernels::engine {
+namespace {
+
+const std::vector<std::string> kGemmParams = {"MC", "NC", "KC", "MR", "NR", "VEC", "UNROLL", "PACK", "LOOP_ORDER"};
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+std::string values_text(const std::vector<std::int64_t>& allowed) {
+  std::vector<std::string> words;
+  for (auto v : allowed) words.push_back(std::to_string(v));
+  return join(words);
+}
+
+int choice(const jobs::Genome& genome, const std::string& name, const std::vector<std::int64_t>& allowed) {
+  const auto* value = std::get_if<std::int64_t>(&genome.params.at(name));
+  if (value == nullptr) throw std::invalid_argument("engine host template: parameter " + name + " must be an integer");
+  if (std::find(allowed.begin(), allowed.end(), *value) == allowed.end())
+    throw std::invalid_argument("engine host template: parameter " + name + "=" + std::to_string(*value) +
+                                " must be one of " + values_text(allowed));
+  return static_cast<int>(*value);
+}
+
+}  // namespace
+
+const std::vector<std::string>& engine_param_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all = kGemmParams;
+    for (const char* n : {"fuse_qkv", "fuse_gate_up", "fold_norm", "residual_epilogue", "prepack", "kv_block",
+                          "threads", "max_batch", "prefill_chunk", "schedule"})
+      all.push_back(n);
+    return all;
+  }();
+  return names;
+}
+
+EngineTemplateParams engine_params_from_genome(const jobs::Genome& genome) {
+  const auto& known = engine_param_names();
+  std::vector<std::string> missing, unknown;
+  for (const auto& name : known)
+    if (!genome.has(name)) missing.push_back(name);
+  for (const auto& [name, value] : genome.params)
+    if (std::find(known.begin(), known.end(), name) == known.end()) unknown.push_back(name);
+  std::string problems;
+  if (!missing.empty()) problems += "missing parameter(s): " + join(missing);
+  if (!unknown.empty())
+    problems += (problems.empty() ? "" : "; ") + std::string("unknown parameter(s): ") + join(unknown);
+  if (!problems.empty())
+    throw std::invalid_argument("engine host template: " + problems + " (expected: " + join(known) + ")");
+
+  EngineTemplateParams p;
+  jobs::Genome gemm;
+  for (const auto& name : kGemmParams) gemm.params[name] = genome.params.at(name);
+  try {
+    p.gemm = host::gemm_params_from_genome(gemm);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("engine host template: ") + e.what());
+  }
+  p.fuse_qkv = choice(genome, "fuse_qkv", {0, 1}) == 1;
+  p.fuse_gate_up = choice(genome, "fuse_gate_up", {0, 1}) == 1;
+  p.fold_norm = choice(genome, "fold_norm", {0, 1}) == 1;
+  p.residual_epilogue = choice(genome, "residual_epilogue", {0, 1}) == 1;
+  p.prepack = choice(genome, "prepack", {0, 1}) == 1;
+  p.kv_block = choice(genome, "kv_block", {0, 16, 32, 64});
+  p.threads = choice(genome, "threads", {1, 2});
+  p.max_batch = choice(genome, "max_batch", {1, 2, 4, 8, 16});
+  p.prefill_chunk = choice(genome, "prefill_chunk", {16, 32, 64, 128, 256});
+  const auto* schedule = std::get_if<std::string>(&genome.params.at("schedule"));
+  if (schedule == nullptr || (*schedule != "decode_first" && *schedule != "prefill_first"))
+    throw std::invalid_argument(
+        "engine host template: parameter schedule must be \"decode_first\" or \"prefill_first\"");
+  p.schedule = *schedule;
+  return p;
+}
+
+std::string render_engine_source(const EngineTemplateParams& p) {
+  // The gemm family's kernel, made internal to the engine: its entry point becomes a static function.
+  std::string gemm = host::render_gemm_source(p.gemm);
+  const std::string entry = "extern \"C\" void kforge_gemm(";
+  const auto at = gemm.find(entry);
+  if (at == std::string::npos)
+    throw std::logic_error("engine template: the gemm source has no kforge_gemm entry point");
+  gemm.replace(at, entry.size(), "static void gemm_kernel(");
+  // With two threads both run the kernel at once: its packing buffers become per thread.
+  if (p.threads > 1)
+    for (auto pos = gemm.find("alignas(64) float packed_"); pos != std::string::npos;
+         pos = gemm.find("alignas(64) float packed_", pos + 1))
+      gemm.replace(pos, 11, "alignas(64) thread_local");
+  return text::engine_prelude(p) + gemm + text::engine_body();
+}
+
+}  // namespace kforge::kernels::engine

@@ -1,0 +1,350 @@
+// The engine template's text (engine_template_text.hpp): the prelude (the genome's constants), the thread pool, the
+// projections on the gemm family's kernel, the weights and caches, and kInit.
+#include "engine/engine_template_text.hpp"
+
+namespace kforge::kernels::engine::text {
+
+std::string engine_prelude(const EngineTemplateParams& p) {
+  auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
+  return R"(// kforge engine candidate for the host backend, rendered from the genome (docs/engines.md)
+//   fuse_qkv=)" +
+         flag(p.fuse_qkv) + " fuse_gate_up=" + flag(p.fuse_gate_up) + " fold_norm=" + flag(p.fold_norm) +
+         " residual_epilogue=" + flag(p.residual_epilogue) + " prepack=" + flag(p.prepack) +
+         " kv_block=" + std::to_string(p.kv_block) + " threads=" + std::to_string(p.threads) + R"(
+// One fp32 engine for both architectures (llama; kimi-linear: KDA + attention layers), chosen at kInit. Every
+// projection runs on the gemm family's kernel below (gemm_kernel); the options pick code paths at compile time.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace {
+constexpr bool FUSE_QKV = )" +
+         flag(p.fuse_qkv) + R"(;
+constexpr bool FUSE_GATE_UP = )" +
+         flag(p.fuse_gate_up) + R"(;
+constexpr bool FOLD_NORM = )" +
+         flag(p.fold_norm) + R"(;
+constexpr bool RESIDUAL_EPILOGUE = )" +
+         flag(p.residual_epilogue) + R"(;
+constexpr bool PREPACK = )" +
+         flag(p.prepack) + R"(;
+constexpr long KV_BLOCK = )" +
+         std::to_string(p.kv_block) + R"(;
+constexpr int THREADS = )" +
+         std::to_string(p.threads) + R"(;
+}  // namespace
+
+)";
+}
+
+std::string engine_setup() {
+  return R"ENG(
+namespace eng {
+
+using i64 = std::int64_t;
+using clock_type = std::chrono::steady_clock;
+enum OpIndex { kEmbed, kNorm, kQkv, kAttention, kKda, kOProj, kMlp, kLmHead, kOps };
+
+// ---- threads: one persistent worker (THREADS = 2) takes part 1 of every parallel region, the caller part 0.
+struct Pool {
+  std::thread worker;
+  std::mutex m;
+  std::condition_variable cv;
+  std::function<void(int)> task;
+  long posted = 0, finished = 0;
+  void start() {
+    if constexpr (THREADS > 1) worker = std::thread([this] { loop(); });
+  }
+  void loop() {
+    long seen = 0;
+    for (;;) {
+      std::function<void(int)> t;
+      {
+        std::unique_lock<std::mutex> lock(m);
+        cv.wait(lock, [&] { return posted != seen; });
+        seen = posted;
+        t = task;
+      }
+      t(1);
+      {
+        std::lock_guard<std::mutex> lock(m);
+        finished = seen;
+      }
+      cv.notify_all();
+    }
+  }
+  template <typename F>
+  void run(F&& f) {
+    if constexpr (THREADS == 1) {
+      f(0);
+    } else {
+      {
+        std::lock_guard<std::mutex> lock(m);
+        task = f;
+        ++posted;
+      }
+      cv.notify_all();
+      f(0);
+      std::unique_lock<std::mutex> lock(m);
+      cv.wait(lock, [&] { return finished == posted; });
+    }
+  }
+};
+Pool* pool = nullptr;  // never destroyed: the worker blocks in it until the process exits
+
+// f(begin, end) over THREADS contiguous parts of [0, n).
+template <typename F>
+void parallel_for(i64 n, F&& f) {
+  pool->run([&](int part) {
+    const i64 lo = n * part / THREADS, hi = n * (part + 1) / THREADS;
+    if (lo < hi) f(lo, hi);
+  });
+}
+
+// ---- projections on the gemm family's kernel. A Linear holds W [out][in] (Hugging Face's layout) or, prepacked,
+// W^T [in][out]: the K x N matrix gemm_kernel reads as B.
+struct Linear {
+  i64 in = 0, out = 0;
+  std::vector<float> w;
+};
+
+// Several [out_i][in] tensors concatenated along out (a fused projection), each column scaled by gamma (fold_norm).
+Linear make_linear(const std::vector<const float*>& parts, const std::vector<i64>& outs, i64 in, const float* gamma) {
+  Linear l;
+  l.in = in;
+  for (i64 o : outs) l.out += o;
+  std::vector<float> rows(static_cast<std::size_t>(l.out * in));
+  i64 row = 0;
+  for (std::size_t p = 0; p < parts.size(); ++p)
+    for (i64 o = 0; o < outs[p]; ++o, ++row)
+      for (i64 i = 0; i < in; ++i) rows[row * in + i] = parts[p][o * in + i] * (gamma ? gamma[i] : 1.0f);
+  if constexpr (PREPACK) {
+    l.w.resize(rows.size());
+    for (i64 o = 0; o < l.out; ++o)
+      for (i64 i = 0; i < in; ++i) l.w[i * l.out + o] = rows[o * in + i];
+  } else {
+    l.w = std::move(rows);
+  }
+  return l;
+}
+
+std::vector<float> xt_buffer, yt_buffer;  // the unpacked path's transposed activations
+
+// y[M][out] (row stride ldy) = row_scale * (x[M][in] W^T); with residual, y += that instead (the epilogue add).
+void matmul(const Linear& l, const float* x, i64 M, float* y, i64 ldy, const float* row_scale, bool residual) {
+  const i64 K = l.in, N = l.out;
+  auto epilogue = [&](i64 r, i64 c, float v) {
+    const float s = row_scale ? row_scale[r] * v : v;
+    float& dst = y[r * ldy + c];
+    dst = residual ? dst + s : s;
+  };
+  if constexpr (PREPACK) {  // y = x * W^T directly, split by output columns
+    if (!residual && row_scale == nullptr) {
+      parallel_for(N, [&](i64 c0, i64 c1) {
+        gemm_kernel(int(M), int(c1 - c0), int(K), x, int(K), l.w.data() + c0, int(N), y + c0, int(ldy));
+      });
+      return;
+    }
+    yt_buffer.resize(static_cast<std::size_t>(M * N));
+    float* tmp = yt_buffer.data();
+    parallel_for(N, [&](i64 c0, i64 c1) {
+      gemm_kernel(int(M), int(c1 - c0), int(K), x, int(K), l.w.data() + c0, int(N), tmp + c0, int(N));
+      for (i64 r = 0; r < M; ++r)  // this thread's columns, while they are in its cache
+        for (i64 c = c0; c < c1; ++c) epilogue(r, c, tmp[r * N + c]);
+    });
+  } else {  // y^T = W x^T: x transposed first, the result transposed back in the output pass
+    const float* xt = x;
+    if (M > 1) {
+      xt_buffer.resize(static_cast<std::size_t>(K * M));
+      for (i64 r = 0; r < M; ++r)
+        for (i64 k = 0; k < K; ++k) xt_buffer[k * M + r] = x[r * K + k];
+      xt = xt_buffer.data();
+    }
+    yt_buffer.resize(static_cast<std::size_t>(N * M));
+    float* yt = yt_buffer.data();
+    parallel_for(N, [&](i64 n0, i64 n1) {
+      gemm_kernel(int(n1 - n0), int(M), int(K), l.w.data() + n0 * K, int(K), xt, int(M), yt + n0 * M, int(M));
+      for (i64 r = 0; r < M; ++r)
+        for (i64 c = n0; c < n1; ++c) epilogue(r, c, yt[c * M + r]);
+    });
+  }
+}
+
+// ---- the model
+struct Layer {
+  bool attention = true;
+  std::vector<float> in_gamma, post_gamma;
+  std::vector<Linear> in_proj;  // q, k, v (and f, b for KDA): one fused Linear or one per tensor
+  Linear o;
+  std::vector<Linear> gate_up;  // gate and up: one fused Linear or two
+  Linear down;
+  int cache_index = 0;  // among the attention layers, or among the KDA layers
+};
+
+struct Model {
+  i64 arch = 0, layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, mlp = 0, vocab = 0, every = 0;
+  i64 slots = 0, context = 0;
+  bool tied = true;
+  double theta = 10000.0, eps = 1e-5;
+  i64 q_width = 0, kv_width = 0, proj_width = 0;  // proj_width: columns of the attention layers' projection
+  i64 kda_proj_width = 0;
+  int attn_layers = 0, kda_layers = 0;
+};
+
+Model M;
+std::vector<Layer> layers;
+std::vector<float> embed, final_gamma;
+Linear lm_head;
+std::vector<float> rope_cos, rope_sin;  // [position][head_dim / 2]
+
+// KV cache. KV_BLOCK = 0: one region per slot [attention layer][position][kv_width]; else blocks of KV_BLOCK
+// positions ([attention layer][KV_BLOCK][kv_width]) from a shared pool, listed per slot in a block table.
+std::vector<std::unique_ptr<float[]>> slot_k, slot_v;
+std::unique_ptr<float[]> pool_k, pool_v;
+std::vector<int> free_blocks;
+std::vector<std::vector<int>> block_table;
+std::vector<i64> slot_length;
+std::vector<std::vector<float>> kda_state;  // per slot: [KDA layer][head][D][D]
+
+float* kv_at(bool value, i64 slot, int layer, i64 pos) {
+  if constexpr (KV_BLOCK == 0) {
+    float* base = (value ? slot_v : slot_k)[slot].get();
+    return base + (static_cast<i64>(layer) * M.context + pos) * M.kv_width;
+  } else {
+    const i64 block = block_table[slot][pos / KV_BLOCK];
+    float* base = (value ? pool_v : pool_k).get();
+    return base + ((block * M.attn_layers + layer) * KV_BLOCK + pos % KV_BLOCK) * M.kv_width;
+  }
+}
+
+void reset_slot(i64 s) {
+  slot_length[s] = 0;
+  if constexpr (KV_BLOCK != 0) {
+    for (int b : block_table[s]) free_blocks.push_back(b);
+    block_table[s].clear();
+  } else {
+    if (!slot_k[s] && M.attn_layers > 0) {  // allocated at first use; pages are touched only as positions fill
+      slot_k[s].reset(new float[static_cast<std::size_t>(M.attn_layers * M.context * M.kv_width)]);
+      slot_v[s].reset(new float[static_cast<std::size_t>(M.attn_layers * M.context * M.kv_width)]);
+    }
+  }
+  std::fill(kda_state[s].begin(), kda_state[s].end(), 0.0f);
+}
+
+void reserve_positions(i64 s, i64 end) {
+  if constexpr (KV_BLOCK != 0) {
+    if (M.attn_layers == 0) return;
+    while (static_cast<i64>(block_table[s].size()) * KV_BLOCK < end) {
+      block_table[s].push_back(free_blocks.back());
+      free_blocks.pop_back();
+    }
+  }
+}
+
+void init(const std::int64_t* args, void* const* buffers) {
+  M.arch = args[1];
+  M.layers = args[2];
+  M.hidden = args[3];
+  M.heads = args[4];
+  M.kv_heads = args[5];
+  M.head_dim = args[6];
+  M.mlp = args[7];
+  M.vocab = args[8];
+  M.tied = args[9] != 0;
+  M.every = args[10];
+  M.slots = args[11];
+  M.context = args[12];
+  M.theta = static_cast<const double*>(buffers[1])[0];
+  M.eps = static_cast<const double*>(buffers[1])[1];
+  const i64 H = M.hidden, D = M.head_dim;
+  M.q_width = M.heads * D;
+  M.kv_width = M.kv_heads * D;
+  M.proj_width = M.q_width + 2 * M.kv_width;
+  M.kda_proj_width = 4 * M.q_width + M.heads;
+  // The flat weights in model_weights.hpp's order.
+  const float* w = static_cast<const float*>(buffers[0]);
+  auto take = [&](i64 n) { const float* p = w; w += n; return p; };
+  const float* emb = take(M.vocab * H);
+  embed.assign(emb, emb + M.vocab * H);
+  layers.assign(static_cast<std::size_t>(M.layers), Layer{});
+  for (i64 l = 0; l < M.layers; ++l) {
+    Layer& L = layers[l];
+    L.attention = M.arch == 0 || (l + 1) % M.every == 0;
+    L.cache_index = L.attention ? M.attn_layers++ : M.kda_layers++;
+    const float* in_gamma = take(H);
+    L.in_gamma.assign(in_gamma, in_gamma + H);
+    std::vector<const float*> parts;
+    std::vector<i64> outs;
+    if (L.attention) {
+      outs = {M.q_width, M.kv_width, M.kv_width};
+    } else {
+      outs = {M.q_width, M.q_width, M.q_width, M.q_width, M.heads};
+    }
+    for (i64 o : outs) parts.push_back(take(o * H));
+    const float* fold = FOLD_NORM ? in_gamma : nullptr;
+    if constexpr (FUSE_QKV) {
+      L.in_proj.push_back(make_linear(parts, outs, H, fold));
+    } else {
+      for (std::size_t p = 0; p < parts.size(); ++p) L.in_proj.push_back(make_linear({parts[p]}, {outs[p]}, H, fold));
+    }
+    L.o = make_linear({take(H * M.q_width)}, {H}, M.q_width, nullptr);
+    const float* post_gamma = take(H);
+    L.post_gamma.assign(post_gamma, post_gamma + H);
+    const float* gate = take(M.mlp * H);
+    const float* up = take(M.mlp * H);
+    const float* fold_post = FOLD_NORM ? post_gamma : nullptr;
+    if constexpr (FUSE_GATE_UP) {
+      L.gate_up.push_back(make_linear({gate, up}, {M.mlp, M.mlp}, H, fold_post));
+    } else {
+      L.gate_up.push_back(make_linear({gate}, {M.mlp}, H, fold_post));
+      L.gate_up.push_back(make_linear({up}, {M.mlp}, H, fold_post));
+    }
+    L.down = make_linear({take(H * M.mlp)}, {H}, M.mlp, nullptr);
+  }
+  const float* fg = take(H);
+  final_gamma.assign(fg, fg + H);
+  const float* head = M.tied ? emb : take(M.vocab * H);
+  lm_head = make_linear({head}, {M.vocab}, H, FOLD_NORM ? fg : nullptr);
+  // RoPE tables in double, then float: Hugging Face's rotate_half convention (i pairs with i + D/2).
+  const i64 half = D / 2;
+  rope_cos.resize(static_cast<std::size_t>(M.context * half));
+  rope_sin.resize(rope_cos.size());
+  for (i64 p = 0; p < M.context; ++p)
+    for (i64 i = 0; i < half; ++i) {
+      const double angle = static_cast<double>(p) * std::pow(M.theta, -2.0 * static_cast<double>(i) / static_cast<double>(D));
+      rope_cos[p * half + i] = static_cast<float>(std::cos(angle));
+      rope_sin[p * half + i] = static_cast<float>(std::sin(angle));
+    }
+  slot_k.clear();
+  slot_v.clear();
+  slot_k.resize(static_cast<std::size_t>(M.slots));
+  slot_v.resize(static_cast<std::size_t>(M.slots));
+  block_table.assign(static_cast<std::size_t>(M.slots), {});
+  slot_length.assign(static_cast<std::size_t>(M.slots), 0);
+  kda_state.assign(static_cast<std::size_t>(M.slots),
+                   std::vector<float>(static_cast<std::size_t>(M.kda_layers * M.heads * D * D), 0.0f));
+  if constexpr (KV_BLOCK != 0) {
+    const i64 per_slot = (M.context + KV_BLOCK - 1) / KV_BLOCK, blocks = per_slot * M.slots;
+    const std::size_t floats = static_cast<std::size_t>(blocks * M.attn_layers * KV_BLOCK * M.kv_width);
+    pool_k.reset(new float[floats > 0 ? floats : 1]);
+    pool_v.reset(new float[floats > 0 ? floats : 1]);
+    free_blocks.clear();
+    for (i64 b = blocks - 1; b >= 0; --b) free_blocks.push_back(static_cast<int>(b));
+  }
+  if (pool == nullptr) {
+    pool = new Pool;
+    pool->start();
+  }
+}
+)ENG";
+}
+
+}  // namespace kforge::kernels::engine::text

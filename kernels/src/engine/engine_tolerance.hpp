@@ -1,0 +1,37 @@
+#pragma once
+// Correctness of an fp32 engine against the double-precision reference (docs/engines.md, "Correctness").
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace kforge::kernels::engine {
+
+// Per logit row (one sequence's vocab logits): |got - ref| <= kLogitRelTolerance * scale, where
+// scale = max(max|ref| over the row, 1). Chosen from measurement (docs/engines.md, "Correctness"): the template's
+// fp32 engines (2..8 layers, hidden 64..512, both architectures) stay below 1e-6; the same engines on bf16-rounded
+// weights land at 5e-4..5e-3 on every row. 1e-4 leaves two orders of magnitude for other honest fp32 summation
+// orders and a factor 5 below the best bf16 row.
+inline constexpr double kLogitRelTolerance = 1e-4;
+
+struct LogitCheck {
+  double max_abs = 0.0;  // max |got - ref|
+  double max_rel = 0.0;  // max |got - ref| / scale of its row
+  bool ok = true;        // every element within the tolerance, no NaN/Inf
+  std::string evidence;  // empty when ok: the first offending row and element, its value and the reference's
+};
+
+// reference and got hold rows of `vocab` logits (same size, a multiple of vocab). A NaN or Inf fails.
+LogitCheck compare_logits(std::span<const double> reference, std::span<const float> got, std::int64_t vocab,
+                          double tolerance = kLogitRelTolerance);
+
+// Greedy agreement of one row: true when got's argmax is the reference's argmax, or the reference's logit at got's
+// argmax is within twice the tolerance of the reference maximum (a near tie that rounding within the tolerance
+// may flip: each of the two logits may be off by tolerance x scale).
+bool greedy_agrees(std::span<const double> reference_row, std::span<const float> got_row,
+                   double tolerance = kLogitRelTolerance);
+
+// Index of the largest element (the first one on ties).
+std::int64_t argmax(std::span<const double> row);
+std::int64_t argmax(std::span<const float> row);
+
+}  // namespace kforge::kernels::engine

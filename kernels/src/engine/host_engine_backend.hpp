@@ -1,0 +1,43 @@
+#pragma once
+// The host backend of the engine family (docs/engines.md): a candidate is a whole inference engine, C++ rendered
+// from the genome (engine_template.hpp) or written by an agent, compiled to a shared object and run in a confined
+// candidate process of its own, which keeps the engine's state (weights, KV caches, KDA states) between calls.
+// The harness owns everything that decides the verdict and the figures: the verification trace against the
+// double reference (engine_verification.hpp), the serving loop with its batching policy and virtual clock
+// (serving_loop.hpp), and the SLO check.
+#include <memory>
+#include <optional>
+
+#include "engine/model_weights.hpp"
+#include "engine/serving_loop.hpp"
+#include "host/candidate_process.hpp"
+#include "kforge/kernels/backend.hpp"
+
+namespace kforge::kernels::engine {
+
+class HostEngineBackend final : public Backend {
+ public:
+  std::string name() const override { return "host"; }
+  std::string family() const override { return "engine"; }
+  std::string render(const jobs::Candidate& c) const override;
+  CompileResult compile(const std::string& source, const jobs::Candidate& c, const EvalContext& ctx) override;
+  void load(const CompileResult& compiled) override;
+  VerifyResult verify(const EvalContext& ctx) override;
+  TimeResult time(const EvalContext& ctx) override;
+  std::vector<jobs::Baseline> time_baselines(const EvalContext& ctx) override;
+
+  // The reference baseline's batching policy: every closed-loop request in flight, whole prompts per step.
+  static BatchPolicy baseline_policy();
+
+ private:
+  // Loads the weights and makes the kInit call once (the first verify() or time() of a load()).
+  void ensure_initialised(const EvalContext& ctx);
+  host::CandidateProcess& process() const;  // throws std::logic_error before a successful load()
+
+  BatchPolicy policy_;  // the candidate's, from compile() (it runs before load() in the same object)
+  std::unique_ptr<host::CandidateProcess> process_;
+  std::optional<Weights> weights_;
+  bool initialised_ = false;
+};
+
+}  // namespace kforge::kernels::engine

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Kernels feed engines, and the Kimi-Linear example serves: a gemm campaign runs first; a smaller
+# share/examples/engine-kimi-host.yaml names it in engine.kernels_from; its first generation holds an engine
+# (op kernels_from) whose GEMM parameters are the gemm campaign's best, and its KDA + attention engines are verified
+# against the reference engine and served. A folder without a campaign is a configuration error (exit 2).
+set -euo pipefail
+BIN=$1 SRC=$2
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+sed 's/^  generations: 2$/  generations: 1/' "$SRC/tests/integration/data/gemm-small.yaml" > "$WORK/gemm.yaml"
+"$BIN/kforge" run "$WORK/gemm.yaml" --out "$WORK/gemm"
+
+# The engine's space takes the gemm campaign's values, so that its best kernel is a point of the engine's space.
+/usr/bin/python3 - "$SRC/share/examples/engine-kimi-host.yaml" "$WORK/engine.yaml" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+for key, values in {"MC": "[16, 32, 48, 64]", "NC": "[32, 64, 128]", "KC": "[32, 64, 128]", "MR": "[1, 2, 4]",
+                    "NR": "[4, 8, 16]", "VEC": "[1, 4, 8]", "UNROLL": "[1, 2, 4]", "LOOP_ORDER": "[jpi, pji, jip]"}.items():
+    text, n = re.subn(rf"^    {key}: \[[^\]]*\]", f"    {key}: {values}", text, flags=re.M)
+    assert n == 1, key
+for old, new in {"  layers: 4\n": "  layers: 2\n", "  requests: 16\n": "  requests: 4\n",
+                 "  generations: 2\n": "  generations: 1\n", "  population: 6\n": "  population: 3\n",
+                 "  offspring: 6\n": "  offspring: 3\n", "  attention_every: 4 ": "  attention_every: 2 "}.items():
+    assert old in text, old
+    text = text.replace(old, new)
+open(sys.argv[2], "w").write(text + "\nengine:\n  kernels_from: [gemm]\n")
+PY
+"$BIN/kforge" run "$WORK/engine.yaml" --out "$WORK/engine" | tee "$WORK/run.log"
+grep -Eq '^generation 0 \(1 of 1\)  evaluated 3  ok 3 ' "$WORK/run.log"
+# The stored campaign's relative paths (kernels_from: [gemm]) mean paths next to the file it was started from
+# (DIR/campaign.origin), not next to the stored copy in DIR: report and status read it.
+"$BIN/kforge" report "$WORK/engine" > "$WORK/report.txt"
+"$BIN/kforge" status "$WORK/engine" > /dev/null
+grep -q '^  where the time goes (reported by the engine):' "$WORK/report.txt"
+PYTHONPATH="$SRC/share/python" /usr/bin/python3 - "$WORK" <<'PY'
+import sys
+import kforge_archive as ka
+work = sys.argv[1]
+gemm = ka.load_records(work + "/gemm")
+best = gemm[gemm.status == "ok"].sort_values("time_median_ms").iloc[0]
+engines = ka.load_records(work + "/engine")
+imported = engines[engines.op == "kernels_from"]
+assert len(imported) == 1, engines[["op", "params"]]
+params = dict(p.split("=", 1) for p in imported.iloc[0].params.split(";"))
+kernel = dict(p.split("=", 1) for p in best.params.split(";"))
+assert all(params[k] == v for k, v in kernel.items()), (params, kernel)
+assert (engines.status == "ok").all(), engines[["status"]]
+figures = ka.engine_metrics(work + "/engine")
+assert (figures.output_tokens_per_s > 0).all() and (figures["op_share.kda"] > 0).all(), figures
+print("kernels_from: engine", imported.iloc[0].candidate_id, "runs gemm", best.candidate_id, "; KDA share",
+      figures["op_share.kda"].round(3).tolist())
+PY
+
+# A folder that holds no campaign: exit 2 at the list element, nothing written.
+sed 's/kernels_from: \[gemm\]/kernels_from: [nothing-here]/' "$WORK/engine.yaml" > "$WORK/bad.yaml"
+set +e
+"$BIN/kforge" run "$WORK/bad.yaml" --out "$WORK/bad" 2> "$WORK/bad.err"
+code=$?
+set -e
+cat "$WORK/bad.err"
+[[ $code -eq 2 ]] && grep -q 'engine.kernels_from\[0\]: no finished campaign in' "$WORK/bad.err" && [[ ! -e "$WORK/bad" ]]
+
+# A weights file that does not fit the model (one tensor of the right name, the wrong shape, none of the others):
+# refused by validate and run before anything is written, naming model.weights and the tensor.
+/usr/bin/python3 - "$WORK/wrong.safetensors" <<'PY'
+import json, struct, sys
+header = json.dumps({"model.norm.weight": {"dtype": "F32", "shape": [100], "data_offsets": [0, 400]}}).encode()
+open(sys.argv[1], "wb").write(struct.pack("<Q", len(header)) + header + bytes(400))
+PY
+sed -e 's/^  seed: 1 .*$/  weights: wrong.safetensors/' -e '/^engine:$/,$d' "$WORK/engine.yaml" > "$WORK/wrong.yaml"
+grep -q '^  weights: wrong.safetensors$' "$WORK/wrong.yaml"
+for command in validate "run --out $WORK/wrong"; do
+  set +e
+  "$BIN/kforge" $command "$WORK/wrong.yaml" 2> "$WORK/wrong.err" > /dev/null
+  code=$?
+  set -e
+  cat "$WORK/wrong.err"
+  [[ $code -eq 2 ]] && grep -q "wrong.yaml:[0-9]*:[0-9]*: model.weights: .*tensor model.embed_tokens.weight is missing" "$WORK/wrong.err"
+  [[ ! -e "$WORK/wrong" ]]
+done
+echo "engine kernels_from: all checks passed"

@@ -1,0 +1,186 @@
+// The engine template (kernels/src/engine/engine_template): genome validation, and rendered engines of genomes
+// covering every option value matching the double-precision reference within the documented tolerance, for
+// llama (tied, untied, GQA) and kimi-linear (attention_every 2 and 4), on chunked prefills and mixed batches.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstring>
+#include <future>
+
+#include "engine/engine_tolerance.hpp"
+#include "engine_model_support.hpp"
+
+namespace kforge::kernels::engine {
+namespace {
+
+using model_testing::AbiEngine;
+using model_testing::small_model;
+
+jobs::Genome genome(int gemm_variant, int fuse_qkv, int fuse_gate_up, int fold_norm, int residual, int prepack,
+                    int kv_block, int threads) {
+  jobs::Genome g;
+  using I = std::int64_t;
+  if (gemm_variant == 0)  // packed, SIMD tiles
+    g.params = {{"MC", I{32}},    {"NC", I{64}},  {"KC", I{48}},
+                {"MR", I{4}},     {"NR", I{16}},  {"VEC", I{8}},
+                {"UNROLL", I{2}}, {"PACK", I{1}}, {"LOOP_ORDER", std::string("jpi")}};
+  else  // unpacked, scalar, odd tiles
+    g.params = {{"MC", I{24}},    {"NC", I{40}},  {"KC", I{20}},
+                {"MR", I{3}},     {"NR", I{5}},   {"VEC", I{1}},
+                {"UNROLL", I{1}}, {"PACK", I{0}}, {"LOOP_ORDER", std::string(gemm_variant == 1 ? "pji" : "jip")}};
+  g.params["fuse_qkv"] = I{fuse_qkv};
+  g.params["fuse_gate_up"] = I{fuse_gate_up};
+  g.params["fold_norm"] = I{fold_norm};
+  g.params["residual_epilogue"] = I{residual};
+  g.params["prepack"] = I{prepack};
+  g.params["kv_block"] = I{kv_block};
+  g.params["threads"] = I{threads};
+  g.params["max_batch"] = I{4};
+  g.params["prefill_chunk"] = I{16};
+  g.params["schedule"] = std::string("decode_first");
+  return g;
+}
+
+TEST(EngineTemplate, GenomeValidationNamesEveryMissingAndUnknownParameter) {
+  jobs::Genome g = genome(0, 0, 0, 0, 0, 0, 0, 1);
+  EXPECT_NO_THROW(engine_params_from_genome(g));
+  g.params.erase("fold_norm");
+  g.params.erase("MC");
+  g.params["warp"] = std::int64_t{1};
+  try {
+    engine_params_from_genome(g);
+    ADD_FAILURE();
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    for (const char* word : {"missing parameter(s): MC, fold_norm", "unknown parameter(s): warp"})
+      EXPECT_NE(what.find(word), std::string::npos) << what;
+  }
+  for (const auto& [name, bad] :
+       std::vector<std::pair<std::string, jobs::ParamValue>>{{"kv_block", std::int64_t{8}},
+                                                             {"threads", std::int64_t{3}},
+                                                             {"max_batch", std::int64_t{3}},
+                                                             {"prefill_chunk", std::int64_t{8}},
+                                                             {"schedule", std::string("fifo")},
+                                                             {"NR", std::int64_t{12}},
+                                                             {"prepack", std::string("yes")}}) {
+    jobs::Genome b = genome(0, 0, 0, 0, 0, 0, 0, 1);
+    b.params[name] = bad;
+    try {
+      engine_params_from_genome(b);
+      ADD_FAILURE() << name;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  }
+  const auto p = engine_params_from_genome(genome(1, 1, 0, 1, 0, 1, 32, 2));
+  EXPECT_TRUE(p.fuse_qkv && p.fold_norm && p.prepack && !p.fuse_gate_up && !p.residual_epilogue);
+  EXPECT_EQ(p.kv_block, 32);
+  EXPECT_EQ(p.threads, 2);
+  EXPECT_EQ(p.gemm.LOOP_ORDER, "pji");
+}
+
+TEST(EngineTemplate, OptionsChangeTheRenderedSource) {
+  const auto base = render_engine_source(engine_params_from_genome(genome(0, 0, 0, 0, 0, 0, 0, 1)));
+  EXPECT_NE(base.find("extern \"C\" void kforge_engine("), std::string::npos);
+  EXPECT_EQ(base.find("extern \"C\" void kforge_gemm("), std::string::npos);  // the gemm kernel is internal
+  EXPECT_EQ(base.find("thread_local"), std::string::npos);
+  const auto two = render_engine_source(engine_params_from_genome(genome(0, 1, 1, 1, 1, 1, 64, 2)));
+  for (const char* line : {"FUSE_QKV = true", "FUSE_GATE_UP = true", "FOLD_NORM = true", "RESIDUAL_EPILOGUE = true",
+                           "PREPACK = true", "KV_BLOCK = 64", "THREADS = 2", "thread_local float packed_a"})
+    EXPECT_NE(two.find(line), std::string::npos) << line;
+}
+
+std::filesystem::path work_dir(const std::string& name) {
+  return std::filesystem::temp_directory_path() / ("kforge-engine-template-" + std::to_string(::getpid())) / name;
+}
+
+// Runs the serving script on the engine and the reference; returns the largest relative error seen and fails the
+// test on any step outside the tolerance or any greedy disagreement.
+double run_script(AbiEngine& engine, const jobs::ModelSpec& m, const Weights& engine_weights,
+                  const Weights& true_weights, bool expect_ok, const std::string& what) {
+  const int slots = 3, context = 64;
+  ReferenceEngine reference(m, true_weights, slots, context);
+  engine.init(m, engine_weights, slots, context);
+  double worst = 0.0;
+  bool all_ok = true;
+  for (const auto& step : model_testing::serving_script(m.vocab)) {
+    const auto want = reference.step(step.seqs, step.tokens);
+    const auto got = engine.step(step.seqs, step.tokens);
+    const LogitCheck check = compare_logits(want, got, m.vocab);
+    worst = std::max(worst, check.max_rel);
+    all_ok = all_ok && check.ok;
+    if (expect_ok) {
+      EXPECT_TRUE(check.ok) << what << ": " << check.evidence;
+      for (std::size_t s = 0; s < step.seqs.size(); ++s)
+        EXPECT_TRUE(greedy_agrees({want.data() + s * m.vocab, static_cast<std::size_t>(m.vocab)},
+                                  {got.data() + s * m.vocab, static_cast<std::size_t>(m.vocab)}))
+            << what;
+      for (double sec : engine.seconds) EXPECT_GE(sec, 0.0) << what;
+    }
+  }
+  if (!expect_ok) {
+    EXPECT_FALSE(all_ok) << what << ": max relative error " << worst;
+  }
+  return worst;
+}
+
+struct Case {
+  jobs::Genome genome;
+  std::vector<jobs::ModelSpec> models;
+};
+
+TEST(EngineTemplate, RenderedEnginesMatchTheReference) {
+  auto gqa_untied = small_model("llama", false);
+  auto mha_tied = small_model("llama", true);
+  mha_tied.kv_heads = mha_tied.heads;
+  auto kimi2 = small_model("kimi-linear", true, 2);
+  auto kimi4 = small_model("kimi-linear", false, 4);
+  kimi4.layers = 4;
+  kimi4.hidden = 96;
+  // Every option value at least once; every genome on a llama and a kimi-linear model.
+  const std::vector<Case> cases = {
+      {genome(0, 0, 0, 0, 0, 0, 0, 1), {gqa_untied, kimi2}},
+      {genome(1, 1, 1, 1, 1, 1, 16, 2), {mha_tied, kimi4}},
+      {genome(2, 1, 0, 1, 0, 0, 32, 1), {gqa_untied, kimi4}},
+      {genome(0, 0, 1, 0, 1, 1, 64, 2), {mha_tied, kimi2}},
+  };
+  std::vector<std::future<AbiEngine>> compiled;  // the compiles run side by side: they are most of the time
+  for (std::size_t c = 0; c < cases.size(); ++c)
+    compiled.push_back(std::async(std::launch::async, [&cases, c] {
+      return AbiEngine::compile(render_engine_source(engine_params_from_genome(cases[c].genome)),
+                                work_dir("case" + std::to_string(c)));
+    }));
+  double worst = 0.0;
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    AbiEngine engine = compiled[c].get();
+    for (const auto& m : cases[c].models) {
+      const Weights w = random_weights(m);
+      worst = std::max(worst, run_script(engine, m, w, w, true, cases[c].genome.to_text() + " " + m.architecture));
+    }
+  }
+  RecordProperty("max_relative_error", std::to_string(worst));
+  EXPECT_LT(worst, kLogitRelTolerance / 10) << "honest fp32 engines should sit far below the tolerance";
+}
+
+TEST(EngineTemplate, Bf16WeightsFailTheTolerance) {
+  AbiEngine engine = AbiEngine::compile(render_engine_source(engine_params_from_genome(genome(0, 1, 1, 0, 0, 1, 0, 1))),
+                                        work_dir("bf16"));
+  for (const auto& m : {small_model("llama", false), small_model("kimi-linear")}) {
+    const Weights w = random_weights(m);
+    Weights rounded = w;
+    for (float& x : rounded.data)  // round to nearest bf16
+      x = std::bit_cast<float>(
+          (std::bit_cast<std::uint32_t>(x) + 0x7fffu + ((std::bit_cast<std::uint32_t>(x) >> 16) & 1u)) & 0xffff0000u);
+    run_script(engine, m, rounded, w, false, "bf16 " + m.architecture);
+  }
+}
+
+TEST(EngineTemplate, ReferenceEntryPointServesThroughTheAbi) {
+  AbiEngine engine(&reference_engine_entry);
+  const auto m = small_model("kimi-linear");
+  const Weights w = random_weights(m);
+  EXPECT_LT(run_script(engine, m, w, w, true, "reference entry"), 1e-6);
+}
+
+}  // namespace
+}  // namespace kforge::kernels::engine

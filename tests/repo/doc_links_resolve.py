@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Every relative link of README.md and docs/*.md names a file or folder of the repository.
+
+Usage: doc_links_resolve.py REPO_ROOT
+
+Checks Markdown links and images, `[text](target)` and `![alt](target)`, and reference definitions
+`[name]: target`, outside fenced code blocks (a code block shows text, it links nothing). A target with a scheme
+(https:, mailto:) or a bare #anchor is not a file and is skipped; otherwise the anchor is cut off, the path is
+resolved against the folder of the Markdown file (as a browser and GitHub do), and it must exist and stay inside
+the repository (a clone carries nothing beside it). Before the repository it checks itself on a made-up tree with
+a broken, an outside and a good link, so a checker that finds nothing cannot pass. Exit 0 when every link
+resolves, 1 with one FILE:LINE: line per broken link.
+"""
+import glob
+import os
+import re
+import sys
+import tempfile
+
+INLINE = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+REFERENCE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
+SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def markdown_files(root):
+    return [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "*.md")))
+
+
+def links(path):
+    """(line number, target) of every link outside fenced code."""
+    fence = None
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            stripped = line.lstrip()
+            if fence is None and (stripped.startswith("```") or stripped.startswith("~~~")):
+                fence = stripped[:3]
+                continue
+            if fence is not None:
+                if stripped.startswith(fence):
+                    fence = None
+                continue
+            line = re.sub(r"`[^`]*`", "", line)  # inline code is text, not a link
+            for m in INLINE.finditer(line):
+                yield number, m.group(1)
+            m = REFERENCE.match(line)
+            if m:
+                yield number, m.group(1)
+
+
+def broken_links(root):
+    root = os.path.realpath(root)
+    found = []
+    for md in markdown_files(root):
+        if not os.path.exists(md):
+            continue
+        for number, target in links(md):
+            if SCHEME.match(target) or target.startswith("#"):
+                continue
+            path = target.split("#", 1)[0].split("?", 1)[0]
+            resolved = os.path.realpath(os.path.join(os.path.dirname(md), path))
+            rel = os.path.relpath(md, root)
+            if resolved != root and not resolved.startswith(root + os.sep):
+                found.append(f"{rel}:{number}: link '{target}' points outside the repository")
+            elif not os.path.exists(resolved):
+                found.append(f"{rel}:{number}: link '{target}' names no file of the repository")
+    return found
+
+
+def self_check():
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = os.path.join(tmp, "repo")
+        os.makedirs(os.path.join(repo, "docs"))
+        with open(os.path.join(repo, "docs", "good.md"), "w") as f:
+            f.write("# Good\n[ok](../README.md#two-commands) [web](https://example.org) [here](#good)\n"
+                    "```\n[in code](nowhere.md)\n```\n")
+        with open(os.path.join(repo, "README.md"), "w") as f:
+            f.write("[guide](docs/good.md)\n[gone](docs/missing.md#x)\n![pic](docs/nope.png)\n"
+                    "[brief](../brief.md)\n[ref]: docs/also-missing.md\n")
+        found = broken_links(repo)
+        wanted = ["README.md:2:", "README.md:3:", "README.md:4:", "README.md:5:"]
+        if [line[: len(w)] for line, w in zip(found, wanted)] != wanted or len(found) != len(wanted):
+            sys.exit("self-check failed: expected broken links on README.md lines 2-5 only, got:\n" + "\n".join(found))
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    self_check()
+    root = sys.argv[1]
+    found = broken_links(root)
+    for line in found:
+        print(line)
+    checked = sum(1 for md in markdown_files(root) if os.path.exists(md))
+    print(f"{checked} Markdown files checked, {len(found)} broken links")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
