@@ -18,6 +18,7 @@ packages=(
   python3-yaml python3-matplotlib                  # kforge plot, kforge report --html (share/python/kforge_plot.py)
   clang libclang-rt-14-dev llvm-14                 # fuzz targets: clang 14, libFuzzer + ASan/UBSan runtimes, symbolizer
   man-db lua5.4                                    # the install test: man -l on the man pages, luac on the modulefile
+  patchelf xz-utils                                # tools/gpu-bundle.sh: RPATH $ORIGIN/../lib, the packed OpenBLAS runtime
 )
 
 missing=()

@@ -11,6 +11,7 @@
 #include "kforge/jobs/manifest.hpp"
 #include "kforge/jobs/text_file.hpp"
 #include "kforge/scheduler/report.hpp"
+#include "export_driver.hpp"
 
 namespace kforge::scheduler {
 namespace fs = std::filesystem;
@@ -166,6 +167,16 @@ void export_best(const CampaignDir& dir, const std::optional<fs::path>& to, std:
     fs::permissions(script, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                     fs::perm_options::add);
     out << script.string() << "\n";
+    const std::string driver = rerun_driver_source(r.best->backend, r.best->family);
+    if (!driver.empty() && facts.manifest) {
+      jobs::write_text_file_atomically(*to / "run.cpp", driver);
+      const fs::path run = *to / "run.sh";
+      jobs::write_text_file_atomically(
+          run, rerun_script(facts.manifest->settings.compiler, id, facts.manifest->settings.problem));
+      fs::permissions(run, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                      fs::perm_options::add);
+      out << (*to / "run.cpp").string() << "\n" << run.string() << "\n";
+    }
   }
 }
 

@@ -95,7 +95,9 @@ done < "$WORK/module.txt"
 # Moved elsewhere, it follows its own path (no prefix written into it at install).
 mkdir -p "$WORK/moved/share/modulefiles/kforge"
 cp "$P/share/modulefiles/kforge/0.1.0.lua" "$WORK/moved/share/modulefiles/kforge/"
-lua5.4 "$HERE/lmod_stub.lua" "$WORK/moved/share/modulefiles/kforge/0.1.0.lua" | grep -qxF "prepend_path PATH $WORK/moved/bin"
+# (to a file: grep -q closing the pipe early would make lua die of SIGPIPE, which pipefail reports)
+lua5.4 "$HERE/lmod_stub.lua" "$WORK/moved/share/modulefiles/kforge/0.1.0.lua" > "$WORK/moved.txt"
+grep -qxF "prepend_path PATH $WORK/moved/bin" "$WORK/moved.txt" || fail "moved modulefile: $(cat "$WORK/moved.txt")"
 
 # 6. The systemd unit names the installed kforged and docs.
 unit=$P/share/kforge/systemd/kforged.service

@@ -17,6 +17,9 @@ test -f "$WORK/c/gen-0000.h5" && test -f "$WORK/c/gen-0001.h5"
 grep -q '"state":"done"' "$WORK/status.json"
 "$BIN/kforge" export "$WORK/c" --best --to "$WORK/best"
 ls "$WORK/best"/*.cpp "$WORK/best"/*.yaml > /dev/null
+# The exported kernel rebuilds and reruns outside kforge: its own driver checks it against a double product.
+"$WORK/best/run.sh" 5 | tee "$WORK/rerun.txt"
+grep -Eq '^M=96 N=80 K=72: median [0-9.]+ ms over 5 calls, .* \(ok\)$' "$WORK/rerun.txt"
 
 h5dump -H "$WORK/c/campaign.h5" > "$WORK/index.txt"
 grep -q 'EXTERNAL_LINK "g0001"' "$WORK/index.txt" && grep -q 'TARGETFILE "gen-0001.h5"' "$WORK/index.txt"
