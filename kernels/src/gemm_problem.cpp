@@ -18,8 +18,19 @@ constexpr int kGuardFloats = 64;  // poisoned floats after C's last row, to catc
 float poison() { return std::bit_cast<float>(kPoisonBits); }
 bool is_poison(float x) { return std::bit_cast<std::uint32_t>(x) == kPoisonBits; }
 
-Shape tight(int m, int n, int k) { return Shape{m, n, k, k, n, n}; }
-Shape padded(int m, int n, int k) { return Shape{m, n, k, k + 3, n + 5, n + 2}; }
+Shape tight(int m, int n, int k) { return Shape{m, n, k, k, n, n, {}}; }
+Shape padded(int m, int n, int k) { return Shape{m, n, k, k + 3, n + 5, n + 2, {}}; }
+Shape with_inputs(Shape s, std::string inputs) {
+  s.inputs = std::move(inputs);
+  return s;
+}
+
+float input_scale(const std::string& inputs) {
+  if (inputs.empty()) return 1.0f;
+  if (inputs == "huge") return std::ldexp(1.0f, 40);
+  if (inputs == "tiny") return std::ldexp(1.0f, -40);
+  throw std::invalid_argument("gemm: unknown input class '" + inputs + "'");
+}
 
 struct Reference {
   double value = 0.0;
@@ -121,6 +132,7 @@ std::string Shape::text() const {
   std::string t = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
   if (lda != K || ldb != N || ldc != N)
     t += " (lda " + std::to_string(lda) + ", ldb " + std::to_string(ldb) + ", ldc " + std::to_string(ldc) + ")";
+  if (!inputs.empty()) t += " with " + inputs + " inputs";
   return t;
 }
 
@@ -128,10 +140,13 @@ std::vector<std::pair<std::string, std::int64_t>> Shape::case_keys() const {
   return {{"M", M}, {"N", N}, {"K", K}, {"lda", lda}, {"ldb", ldb}, {"ldc", ldc}};
 }
 
-std::optional<Shape> Shape::from_case(const std::map<std::string, std::int64_t>& keys) {
+std::optional<Shape> Shape::from_case(const std::map<std::string, std::int64_t>& keys, const std::string& inputs) {
   constexpr std::int64_t kMostElements = std::int64_t{1} << 26;  // 256 MiB of floats per operand at most
   if (keys.size() != 6) return std::nullopt;
+  if (!inputs.empty() && std::find(kInputClasses.begin(), kInputClasses.end(), inputs) == kInputClasses.end())
+    return std::nullopt;
   Shape s;
+  s.inputs = inputs;
   for (auto [name, field] : {std::pair{"M", &s.M}, {"N", &s.N}, {"K", &s.K}, {"lda", &s.lda}, {"ldb", &s.ldb},
                              {"ldc", &s.ldc}}) {
     const auto it = keys.find(name);
@@ -158,17 +173,26 @@ Shape main_shape(const jobs::EvalSettings& settings) {
 }
 
 std::vector<Shape> verification_shapes(const Shape& main) {
-  return {main,           tight(1, 1, 1),     tight(7, 5, 3),
-          padded(33, 17, 65), tight(main.M + 1, std::max(1, main.N - 3), main.K + 5),
-          padded(19, 23, 1031), tight(261, 6, 11), padded(3, 1037, 9)};
+  return {main,
+          tight(1, 1, 1),
+          tight(7, 5, 3),
+          padded(33, 17, 65),
+          tight(main.M + 1, std::max(1, main.N - 3), main.K + 5),
+          padded(19, 23, 1031),
+          tight(261, 6, 11),
+          padded(3, 1037, 9),
+          with_inputs(padded(33, 17, 65), "huge"),
+          with_inputs(padded(19, 23, 1031), "huge"),
+          with_inputs(padded(33, 17, 65), "tiny")};
 }
 
 void Operands::poison_c() { std::fill(c.begin(), c.end(), poison()); }
 
 void Operands::refill(std::mt19937_64& rng) {
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  for (auto& x : a) x = uniform(rng);
-  for (auto& x : b) x = uniform(rng);
+  const float scale = input_scale(shape.inputs);  // a power of two: the scaled values are exact
+  for (auto& x : a) x = scale * uniform(rng);
+  for (auto& x : b) x = scale * uniform(rng);
 }
 
 Operands random_operands(const Shape& shape, std::mt19937_64& rng) {

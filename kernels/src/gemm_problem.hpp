@@ -20,13 +20,21 @@ namespace kforge::kernels::gemm {
 using GemmFn = void (*)(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc);
 inline constexpr const char* kEntryPoint = "kforge_gemm";
 
+// Input classes besides the ordinary uniform [-1, 1]: every element of A and B scaled by 2^40 ("huge": products
+// near 2^80, far beyond fp16/bf16 range, sums still finite in fp32 for any K allowed) or by 2^-40 ("tiny":
+// products near 2^-80, still normal fp32 numbers). A kernel that is right only for inputs of order one fails one.
+inline const std::vector<std::string> kInputClasses = {"huge", "tiny"};
+
 struct Shape {
   int M = 0, N = 0, K = 0;
   int lda = 0, ldb = 0, ldc = 0;  // leading dimensions (>= K, N, N)
-  std::string text() const;       // "MxNxK", plus the leading dimensions when they are padded
-  // As a validation case (verification.hpp): M, N, K, lda, ldb, ldc; from_case refuses sizes out of bounds.
+  std::string inputs;             // the input class, "" for the ordinary inputs
+  std::string text() const;       // "MxNxK", the leading dimensions when padded, the input class when not ordinary
+  // As a validation case (verification.hpp): M, N, K, lda, ldb, ldc (and inputs=NAME); from_case refuses sizes
+  // out of bounds and unknown input classes.
   std::vector<std::pair<std::string, std::int64_t>> case_keys() const;
-  static std::optional<Shape> from_case(const std::map<std::string, std::int64_t>& keys);
+  static std::optional<Shape> from_case(const std::map<std::string, std::int64_t>& keys,
+                                        const std::string& inputs = {});
   double flop() const { return 2.0 * M * N * K; }
 };
 
@@ -34,10 +42,12 @@ struct Shape {
 Shape main_shape(const jobs::EvalSettings& settings);
 
 // The main shape first, then edge shapes: tiny, odd, padded leading dimensions, main+1/-3/+5, and shapes
-// that cross every block size the templates allow (K > 1024, N > 1024, M > 256).
+// that cross every block size the templates allow (K > 1024, N > 1024, M > 256); then the adversarial input
+// classes on shapes whose K (65, 1031) is a multiple of no tile size.
 std::vector<Shape> verification_shapes(const Shape& main);
 
-// Inputs uniform in [-1, 1]; C (and its padding) poisoned with a NaN so unwritten elements show up.
+// Inputs uniform in [-1, 1] (times the input class's scale); C (and its padding) poisoned with a NaN so unwritten
+// elements show up.
 struct Operands {
   Shape shape;
   std::vector<float> a, b, c;

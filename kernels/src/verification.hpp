@@ -2,7 +2,9 @@
 // verify() of the host families: the family's standard shapes, then every case of the campaign's validation
 // set (EvalSettings.validation_cases). Each check draws its inputs from its own seed, so the case that caught a
 // wrong candidate ("M=7 N=5 K=3 lda=3 ldb=5 ldc=5 seed=123") reproduces exactly, and is reported in
-// VerifyResult.failed_case for the scheduler to add to the validation set.
+// VerifyResult.failed_case for the scheduler to add to the validation set. A case may name an adversarial input
+// class ("... inputs=huge seed=123"): the family's inputs drawn from that class instead of its ordinary
+// distribution (each family's classes: docs/isolation.md, "Inputs no candidate can count on").
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -12,25 +14,21 @@
 #include <utility>
 #include <vector>
 
+#include "kforge/jobs/validation_case.hpp"
 #include "kforge/kernels/backend.hpp"
 
 namespace kforge::kernels {
 
-using CaseKeys = std::vector<std::pair<std::string, std::int64_t>>;  // a shape's sizes, in the family's order
+using jobs::case_text;
+using jobs::CaseKeys;
+using jobs::parse_case;
+using jobs::ParsedCase;
+using jobs::standard_case_seed;
 
-struct ParsedCase {
-  std::map<std::string, std::int64_t> keys;  // without the seed
-  std::uint64_t seed = 0;
-};
-
-std::string case_text(const CaseKeys& keys, std::uint64_t seed);  // "M=7 N=5 ... seed=123"
-// nullopt unless the text is space-separated KEY=INTEGER pairs with a seed.
-std::optional<ParsedCase> parse_case(std::string_view text);
-// The inputs' seed of standard shape n of a candidate with context seed `seed`.
-std::uint64_t standard_case_seed(std::uint64_t seed, std::size_t n);
-
-// Shape needs: CaseKeys case_keys() const; static std::optional<Shape> from_case(const std::map<...>&) (nullopt
-// for a case of another family or sizes out of bounds). check(shape, rng) returns an outcome with status,
+// Shape needs: CaseKeys case_keys() const; a std::string inputs member (its input class, "" for the ordinary
+// inputs); static std::optional<Shape> from_case(const std::map<...>&, const std::string& inputs) (nullopt for a
+// case of another family, sizes out of bounds or an input class the family lacks). check(shape, rng) returns an
+// outcome with status,
 // max_abs_error, max_rel_error and evidence. The error figures reported are those of the first (main) shape.
 template <class Shape, class Check>
 VerifyResult verify_with_cases(const std::vector<Shape>& standard, const jobs::EvalSettings& settings,
@@ -40,7 +38,8 @@ VerifyResult verify_with_cases(const std::vector<Shape>& standard, const jobs::E
   for (const std::string& text : settings.validation_cases) {
     const std::optional<ParsedCase> parsed = parse_case(text);
     if (!parsed) continue;  // not this family's: nothing to reproduce here
-    if (std::optional<Shape> shape = Shape::from_case(parsed->keys)) cases.emplace_back(*shape, parsed->seed);
+    if (std::optional<Shape> shape = Shape::from_case(parsed->keys, parsed->inputs))
+      cases.emplace_back(*shape, parsed->seed);
   }
   VerifyResult result;
   for (std::size_t n = 0; n < cases.size(); ++n) {
@@ -49,7 +48,7 @@ VerifyResult verify_with_cases(const std::vector<Shape>& standard, const jobs::E
     if (outcome.status != jobs::Status::ok) {
       result.status = outcome.status;
       result.evidence = outcome.evidence;
-      result.failed_case = case_text(cases[n].first.case_keys(), cases[n].second);
+      result.failed_case = case_text(cases[n].first.case_keys(), cases[n].second, cases[n].first.inputs);
       if (n >= standard.size()) result.evidence += "\ncaught by the campaign's validation set: " + result.failed_case;
       return result;
     }

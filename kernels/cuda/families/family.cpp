@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "gemm/gemm_family.hpp"
+#include "kforge/jobs/validation_case.hpp"
 #include "host_data.hpp"
 #include "kda/kda_family.hpp"
 #include "rmsnorm/rmsnorm_family.hpp"
@@ -19,10 +20,79 @@ std::string LaunchConfig::text() const {
   return buf;
 }
 
+namespace {
+constexpr const char* kInputClassNames[] = {"ordinary", "huge",   "tiny",      "gate_low",  "gate_high",
+                                            "v_huge",   "v_tiny", "zero_rows", "large_rows"};
+constexpr std::int64_t kInputClassCount = sizeof kInputClassNames / sizeof kInputClassNames[0];
+}  // namespace
+
+std::string input_class_name(InputClass c) {
+  const auto n = static_cast<std::int64_t>(c);
+  return n >= 0 && n < kInputClassCount ? kInputClassNames[n] : "unknown(" + std::to_string(n) + ")";
+}
+
+InputClass input_class(const Problem& p) {
+  const auto it = p.find("inputs");
+  if (it == p.end()) return InputClass::ordinary;
+  if (it->second < 0 || it->second >= kInputClassCount)
+    throw std::invalid_argument("cuda families: inputs=" + std::to_string(it->second) + " names no input class");
+  return static_cast<InputClass>(it->second);
+}
+
+std::optional<InputClass> input_class_named(std::string_view name) {
+  if (name.empty()) return InputClass::ordinary;
+  for (std::int64_t n = 0; n < kInputClassCount; ++n)
+    if (name == kInputClassNames[n]) return static_cast<InputClass>(n);
+  return std::nullopt;
+}
+
+Problem with_inputs(Problem p, InputClass c) {
+  p["inputs"] = static_cast<std::int64_t>(c);
+  return p;
+}
+
 std::string problem_text(const Problem& p) {
   std::string out;
-  for (const auto& [name, value] : p) out += (out.empty() ? "" : " ") + name + "=" + std::to_string(value);
+  for (const auto& [name, value] : p)
+    out += (out.empty() ? "" : " ") + name + "=" +
+           (name == "inputs" ? input_class_name(static_cast<InputClass>(value)) : std::to_string(value));
   return out;
+}
+
+std::vector<VerificationCase> verification_cases(const CudaFamily& family, const Problem& main,
+                                                 const std::vector<std::string>& validation_cases,
+                                                 std::uint64_t seed) {
+  std::vector<VerificationCase> cases;
+  std::vector<InputClass> classes;
+  for (const Problem& p : family.verification_problems(main)) {
+    cases.push_back({p, jobs::standard_case_seed(seed, cases.size()), false});
+    classes.push_back(input_class(p));
+  }
+  for (const std::string& text : validation_cases) {
+    const std::optional<jobs::ParsedCase> parsed = jobs::parse_case(text);
+    if (!parsed || parsed->keys.size() != main.size() - main.count("inputs")) continue;
+    const std::optional<InputClass> inputs = input_class_named(parsed->inputs);
+    if (!inputs || std::find(classes.begin(), classes.end(), *inputs) == classes.end()) continue;
+    jobs::EvalSettings sizes;
+    for (const auto& [key, value] : parsed->keys) {
+      if (!main.count(key)) break;
+      sizes.problem[key] = value;
+    }
+    if (sizes.problem.size() != parsed->keys.size()) continue;  // another family's case
+    try {
+      cases.push_back({with_inputs(family.problem(sizes), *inputs), parsed->seed, true});
+    } catch (const std::invalid_argument&) {  // sizes this family refuses: not its case
+    }
+  }
+  return cases;
+}
+
+std::string case_text_of(const VerificationCase& c) {
+  jobs::CaseKeys keys;
+  for (const auto& [key, value] : c.problem)
+    if (key != "inputs") keys.emplace_back(key, value);
+  const InputClass inputs = input_class(c.problem);
+  return jobs::case_text(keys, c.seed, inputs == InputClass::ordinary ? "" : input_class_name(inputs));
 }
 
 KernelArgs& KernelArgs::add(const void* bytes, std::size_t size) {

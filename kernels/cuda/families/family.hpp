@@ -33,7 +33,18 @@ struct LaunchConfig {
 };
 
 using Problem = std::map<std::string, std::int64_t>;  // e.g. M, N, K
-std::string problem_text(const Problem& p);            // "K=4096 M=4096 N=4096"
+std::string problem_text(const Problem& p);            // "K=4096 M=4096 N=4096" ("inputs=huge" by name)
+
+// Adversarial input classes (docs/isolation.md, "Inputs no candidate can count on"): a verification problem
+// names one in its "inputs" entry; one without it gets the family's ordinary inputs. gemm: huge, tiny (A and B
+// scaled by 2^40 / 2^-40); kda: gate_low (every g = log 0.5, the lower bound), gate_high (g = 0), v_huge,
+// v_tiny (v scaled by 2^50 / 2^-50); rmsnorm: zero_rows (every third row all zeros), large_rows (every other
+// row scaled by 2^40).
+enum class InputClass : std::int64_t { ordinary = 0, huge, tiny, gate_low, gate_high, v_huge, v_tiny, zero_rows, large_rows };
+std::string input_class_name(InputClass c);
+InputClass input_class(const Problem& p);  // throws std::invalid_argument for a value that names no class
+std::optional<InputClass> input_class_named(std::string_view name);  // "" is ordinary
+Problem with_inputs(Problem p, InputClass c);
 
 // Every parameter of a cuda family is an integer; a genome takes one listed value per parameter.
 using ParamSpace = std::map<std::string, std::vector<std::int64_t>>;
@@ -93,6 +104,21 @@ class CudaFamily {
   virtual double bytes(const Problem& p) const = 0;  // compulsory DRAM traffic
   virtual HostCase make_case(const Problem& p, std::mt19937_64& rng, bool full_check) const = 0;
 };
+
+// One check of verify(): a problem (with its input class) and the seed its inputs are drawn from.
+struct VerificationCase {
+  Problem problem;
+  std::uint64_t seed = 0;
+  bool from_validation_set = false;
+};
+// The family's verification problems, each with a seed of its own drawn from `seed`, then each case of the
+// campaign's validation set (case text, kforge/jobs/validation_case.hpp) that is this family's: the main
+// problem's keys, sizes the family accepts, and an input class its verification problems use.
+std::vector<VerificationCase> verification_cases(const CudaFamily& family, const Problem& main,
+                                                 const std::vector<std::string>& validation_cases,
+                                                 std::uint64_t seed);
+// The case as validation-set text: "K=136 M=67 N=200 inputs=huge seed=123".
+std::string case_text_of(const VerificationCase& c);
 
 // Throws std::invalid_argument listing the known families.
 std::unique_ptr<CudaFamily> make_cuda_family(std::string_view name);

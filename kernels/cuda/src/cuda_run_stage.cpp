@@ -89,9 +89,18 @@ VerifyResult CudaBackend::verify(const EvalContext& ctx) {
   const Problem main = family_->problem(settings_of(ctx));
   std::mt19937_64 rng(ctx.seed);
   VerifyResult result;
-  for (const Problem& p : family_->verification_problems(main)) {
-    const CheckOutcome o = run_case(family_->make_case(p, rng, true), family_->launch(genome_, p));
-    if (o.status != jobs::Status::ok) return {o.status, o.max_abs_error, o.max_rel_error, o.evidence, {}};
+  for (const VerificationCase& c : verification_cases(*family_, main, settings_of(ctx).validation_cases, ctx.seed)) {
+    std::mt19937_64 case_rng(c.seed);
+    const CheckOutcome o = run_case(family_->make_case(c.problem, case_rng, true), family_->launch(genome_, c.problem));
+    if (o.status == jobs::Status::ok) continue;
+    // The failing case goes to the campaign's validation set (the scheduler stores failed_case) and is checked
+    // for every later candidate with the same inputs; an input class is named so a person sees which extreme the
+    // kernel did not survive.
+    const InputClass inputs = input_class(c.problem);
+    std::string evidence = o.evidence;
+    if (inputs != InputClass::ordinary) evidence += " with " + input_class_name(inputs) + " inputs";
+    if (c.from_validation_set) evidence += "\ncaught by the campaign's validation set: " + case_text_of(c);
+    return {o.status, o.max_abs_error, o.max_rel_error, evidence, case_text_of(c)};
   }
   // The main problem twice, on different inputs: an output cached from the first call fails the second.
   for (int round = 0; round < 2; ++round) {

@@ -7,7 +7,7 @@ namespace kforge::kernels::host {
 
 void reference_kda(int B, int H, int T, int D, const float* q, const float* k, const float* v, const float* g,
                    const float* beta, float* o) {
-  const kda::Shape shape{B, H, T, D};
+  const kda::Shape shape{B, H, T, D, {}};
   std::vector<float> state, o_head;
   const std::size_t d = static_cast<std::size_t>(D);
   for (int b = 0; b < B; ++b)

@@ -83,17 +83,21 @@ HeadComparison compare_head(const Inputs& in, int b, int h, const std::vector<do
 }  // namespace
 
 std::string Shape::text() const {
-  return "B=" + std::to_string(B) + " H=" + std::to_string(H) + " T=" + std::to_string(T) + " D=" + std::to_string(D);
+  return "B=" + std::to_string(B) + " H=" + std::to_string(H) + " T=" + std::to_string(T) + " D=" + std::to_string(D) +
+         (inputs.empty() ? "" : " with " + inputs + " inputs");
 }
 
 std::vector<std::pair<std::string, std::int64_t>> Shape::case_keys() const {
   return {{"B", B}, {"H", H}, {"T", T}, {"D", D}};
 }
 
-std::optional<Shape> Shape::from_case(const std::map<std::string, std::int64_t>& keys) {
+std::optional<Shape> Shape::from_case(const std::map<std::string, std::int64_t>& keys, const std::string& inputs) {
   constexpr std::int64_t kMostElements = std::int64_t{1} << 26;  // per input tensor
   if (keys.size() != 4) return std::nullopt;
+  if (!inputs.empty() && std::find(kInputClasses.begin(), kInputClasses.end(), inputs) == kInputClasses.end())
+    return std::nullopt;
   Shape s;
+  s.inputs = inputs;
   for (auto [name, field] : {std::pair{"B", &s.B}, {"H", &s.H}, {"T", &s.T}, {"D", &s.D}}) {
     const auto it = keys.find(name);
     if (it == keys.end() || it->second < 1 || it->second > (1 << 16)) return std::nullopt;
@@ -115,15 +119,39 @@ Shape main_shape(const jobs::EvalSettings& settings) {
                                   " must be in [1, " + std::to_string(most) + "]");
     return static_cast<int>(v);
   };
-  Shape s{size("B", 1, 4096), size("H", 4, 4096), size("T", 256, 1 << 20), size("D", 128, 1024)};
+  Shape s{size("B", 1, 4096), size("H", 4, 4096), size("T", 256, 1 << 20), size("D", 128, 1024), {}};
   if (static_cast<double>(s.rows()) * s.D > static_cast<double>(std::int64_t{1} << 31))
     throw std::invalid_argument("kda (host): evaluation.problem " + s.text() + " has over 2^31 elements per tensor");
   return s;
 }
 
 std::vector<Shape> verification_shapes(const Shape& main) {
-  return {main, Shape{1, 1, 1, main.D}, Shape{1, 2, 37, main.D}, Shape{2, 1, 77, main.D}};
+  const int D = main.D;
+  return {main,
+          Shape{1, 1, 1, D, {}},
+          Shape{1, 2, 37, D, {}},
+          Shape{2, 1, 77, D, {}},
+          Shape{1, 2, 200, D, "gate_low"},
+          Shape{1, 1, 1, D, "gate_low"},
+          Shape{1, 1, 200, D, "gate_high"},
+          Shape{1, 1, 77, D, "v_huge"},
+          Shape{1, 1, 77, D, "v_tiny"}};
 }
+
+namespace {
+void apply_input_class(Inputs& in) {
+  const std::string& c = in.shape.inputs;
+  if (c.empty()) return;
+  if (c == "gate_low" || c == "gate_high") {
+    std::fill(in.g.begin(), in.g.end(), c == "gate_low" ? std::log(0.5f) : 0.f);
+  } else if (c == "v_huge" || c == "v_tiny") {
+    const float scale = std::ldexp(1.f, c == "v_huge" ? 50 : -50);  // a power of two: the scaled values are exact
+    for (auto& x : in.v) x *= scale;
+  } else {
+    throw std::invalid_argument("kda (host): unknown input class '" + c + "'");
+  }
+}
+}  // namespace
 
 void Inputs::poison_o() { std::fill(o.begin(), o.end(), poison()); }
 
@@ -140,6 +168,7 @@ Inputs random_inputs(const Shape& shape, std::mt19937_64& rng) {
   for (auto& x : in.g) x = std::log(0.5f + 0.4995f * unit(rng));  // alpha in [0.5, 1): g <= 0
   in.beta.resize(rows);
   for (auto& x : in.beta) x = 0.001f + 0.998f * unit(rng);
+  apply_input_class(in);
   in.o.resize(elements + kGuardFloats);
   in.poison_o();
   return in;

@@ -25,12 +25,23 @@ using KdaFn = void (*)(int B, int H, int T, int D, const float* q, const float* 
                        const float* beta, float* o);
 inline constexpr const char* kEntryPoint = "kforge_kda";
 
+// Input classes besides the ordinary inputs (below), each at an edge of what the family allows:
+//   gate_low   every g at the lower bound of its range, log 0.5 (the fastest decay: a chunked form's e^{-G}
+//              grows fastest; one that sums the gate over more than ~128 tokens overflows fp32 here),
+//   gate_high  every g = 0 (alpha = 1, no decay at all),
+//   v_huge     v scaled by 2^50, v_tiny by 2^-50 (the state and the output scale with v).
+// q and k stay of unit norm: that is the family's input contract (KDA normalises them in the kernel).
+inline const std::vector<std::string> kInputClasses = {"gate_low", "gate_high", "v_huge", "v_tiny"};
+
 struct Shape {
   int B = 0, H = 0, T = 0, D = 0;
-  std::string text() const;  // "B=1 H=4 T=256 D=128"
-  // As a validation case (verification.hpp): B, H, T, D; from_case refuses sizes out of bounds.
+  std::string inputs;        // the input class, "" for the ordinary inputs
+  std::string text() const;  // "B=1 H=4 T=256 D=128", then "with gate_low inputs" for an input class
+  // As a validation case (verification.hpp): B, H, T, D (and inputs=NAME); from_case refuses sizes out of
+  // bounds and unknown input classes.
   std::vector<std::pair<std::string, std::int64_t>> case_keys() const;
-  static std::optional<Shape> from_case(const std::map<std::string, std::int64_t>& keys);
+  static std::optional<Shape> from_case(const std::map<std::string, std::int64_t>& keys,
+                                        const std::string& inputs = {});
   std::size_t rows() const { return static_cast<std::size_t>(B) * T * H; }
   // Per token and head: decay D^2, S^T k 2D^2, rank-1 update 2D^2, S^T q 2D^2 (the cuda family's count).
   double flop() const { return 7.0 * D * D * static_cast<double>(rows()); }
@@ -39,11 +50,13 @@ struct Shape {
 // settings.problem B, H, T, D (1, 4, 256, 128 when absent). Throws std::invalid_argument naming the key.
 Shape main_shape(const jobs::EvalSettings& settings);
 
-// The main shape, then edge shapes with the main D: one token, T = 37 and T = 77 (no CHUNK divides them), B = 2.
+// The main shape, then edge shapes with the main D: one token, T = 37 and T = 77 (no CHUNK divides them), B = 2;
+// then every input class, at T = 200 for the gate (longer than any chunk, and a multiple of none) and T = 77.
 std::vector<Shape> verification_shapes(const Shape& main);
 
 // q, k of unit L2 norm per token (as KDA's in-kernel normalisation makes them), v in [-1, 1],
-// alpha in [0.5, 1) (g = log alpha), beta in (0, 1). o is poisoned with a NaN, plus guard floats after its end.
+// alpha in [0.5, 1) (g = log alpha), beta in (0, 1), then the shape's input class applied. o is poisoned with a
+// NaN, plus guard floats after its end.
 struct Inputs {
   Shape shape;
   std::vector<float> q, k, v, g, beta, o;

@@ -1,5 +1,6 @@
 #include "gemm/gemm_family.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 #include "host_data.hpp"
@@ -22,6 +23,7 @@ GemmParams params_of(const jobs::Genome& g) {
 struct GemmData {
   int M, N, K;
   std::vector<float> a, b;
+  double abs_floor = 1e-6;  // the tolerance's absolute part, scaled with the input class's products
 };
 
 CheckOutcome check_gemm(const GemmData& d, const std::vector<float>& c, bool full, std::uint64_t sample_seed) {
@@ -35,7 +37,7 @@ CheckOutcome check_gemm(const GemmData& d, const std::vector<float>& c, bool ful
     }
     // fp32 accumulation of K products: 1e-3 of sum |a_ik b_kj| covers any summation order, while a missing or
     // doubled k tile moves the result by far more.
-    const double tolerance = 1e-3 * magnitude + 1e-6;
+    const double tolerance = 1e-3 * magnitude + d.abs_floor;
     return check.element(c[static_cast<std::size_t>(i) * d.N + j], ref, tolerance, [&] {
       return "[" + std::to_string(i) + "," + std::to_string(j) + "] (M=" + std::to_string(d.M) +
              " N=" + std::to_string(d.N) + " K=" + std::to_string(d.K) + ")";
@@ -108,7 +110,9 @@ std::vector<Problem> GemmFamily::verification_problems(const Problem&) const {
   return {{{"M", 128}, {"N", 128}, {"K", 64}},
           {{"M", 1}, {"N", 8}, {"K", 8}},
           {{"M", 67}, {"N", 200}, {"K", 136}},     // edges of every tile size in the space
-          {{"M", 300}, {"N", 264}, {"K", 520}}};   // several k tiles, partial block rows and columns
+          {{"M", 300}, {"N", 264}, {"K", 520}},    // several k tiles, partial block rows and columns
+          with_inputs({{"M", 67}, {"N", 200}, {"K", 136}}, InputClass::huge),
+          with_inputs({{"M", 67}, {"N", 200}, {"K", 136}}, InputClass::tiny)};
 }
 
 LaunchConfig GemmFamily::launch(const jobs::Genome& g, const Problem& problem) const {
@@ -135,12 +139,17 @@ HostCase GemmFamily::make_case(const Problem& problem, std::mt19937_64& rng, boo
   data->M = static_cast<int>(problem_value(problem, "M"));
   data->N = static_cast<int>(problem_value(problem, "N"));
   data->K = static_cast<int>(problem_value(problem, "K"));
+  const InputClass inputs = input_class(problem);
+  if (inputs != InputClass::ordinary && inputs != InputClass::huge && inputs != InputClass::tiny)
+    throw std::invalid_argument("gemm (cuda): no input class " + input_class_name(inputs));
+  const int exponent = inputs == InputClass::huge ? 40 : inputs == InputClass::tiny ? -40 : 0;
+  data->abs_floor = std::ldexp(1e-6, 2 * exponent);
   std::uniform_real_distribution<float> uniform(-1.f, 1.f);
   auto fill = [&](std::size_t count, std::vector<float>& as_float) {
     std::vector<std::uint16_t> bf16(count);
     as_float.resize(count);
     for (std::size_t n = 0; n < count; ++n) {
-      bf16[n] = float_to_bf16(uniform(rng));
+      bf16[n] = float_to_bf16(std::ldexp(uniform(rng), exponent));
       as_float[n] = bf16_to_float(bf16[n]);
     }
     return to_bytes(bf16);

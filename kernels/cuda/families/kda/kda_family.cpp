@@ -1,5 +1,6 @@
 #include "kda/kda_family.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -41,8 +42,25 @@ void fill_inputs(KdaInputs& in, std::mt19937_64& rng) {
   for (auto& x : in.beta) x = 0.001f + 0.998f * unit(rng);
 }
 
+// Every g, or every v, as the input class says (kda_family.hpp's InputClass); returns v's scale.
+double apply_input_class(KdaInputs& in, InputClass inputs) {
+  switch (inputs) {
+    case InputClass::ordinary: return 1.0;
+    case InputClass::gate_low: std::fill(in.g.begin(), in.g.end(), std::log(0.5f)); return 1.0;
+    case InputClass::gate_high: std::fill(in.g.begin(), in.g.end(), 0.f); return 1.0;
+    case InputClass::v_huge:
+    case InputClass::v_tiny: {
+      const int exponent = inputs == InputClass::v_huge ? 50 : -50;
+      for (auto& x : in.v) x = std::ldexp(x, exponent);
+      return std::ldexp(1.0, exponent);
+    }
+    default: throw std::invalid_argument("kda (cuda): no input class " + input_class_name(inputs));
+  }
+}
+
+// abs_tolerance: the absolute part of the tolerance, 1e-3 times v's scale (o and the state scale with v).
 CheckOutcome check_kda(const KdaInputs& in, const std::vector<float>& o, const std::vector<float>& state, bool full,
-                       std::uint64_t seed) {
+                       std::uint64_t seed, double abs_tolerance) {
   ToleranceCheck check("kda");
   std::vector<double> ref_o, ref_state;
   auto check_head = [&](int b, int h) {
@@ -58,13 +76,14 @@ CheckOutcome check_kda(const KdaInputs& in, const std::vector<float>& o, const s
       for (int col = 0; col < D; ++col) {
         const double ref = ref_o[static_cast<std::size_t>(t) * D + col];
         const float got = o[((static_cast<std::size_t>(b) * in.T + t) * in.H + h) * D + col];
-        if (!check.element(got, ref, 1e-3 + 1e-3 * std::fabs(ref), where("o", t, col))) return false;
+        if (!check.element(got, ref, abs_tolerance + 1e-3 * std::fabs(ref), where("o", t, col))) return false;
       }
     for (int c = 0; c < D; ++c)
       for (int col = 0; col < D; ++col) {
         const double ref = ref_state[static_cast<std::size_t>(c) * D + col];
         const float got = state[((static_cast<std::size_t>(b) * in.H + h) * D + c) * D + col];
-        if (!check.element(got, ref, 1e-3 + 1e-3 * std::fabs(ref), where("final state row", c, col))) return false;
+        if (!check.element(got, ref, abs_tolerance + 1e-3 * std::fabs(ref), where("final state row", c, col)))
+          return false;
       }
     return true;
   };
@@ -122,7 +141,13 @@ Problem KdaFamily::problem(const jobs::EvalSettings& settings) const {
 }
 
 std::vector<Problem> KdaFamily::verification_problems(const Problem&) const {
-  return {{{"B", 1}, {"T", 1}, {"H", 1}}, {{"B", 1}, {"T", 37}, {"H", 2}}, {{"B", 2}, {"T", 200}, {"H", 3}}};
+  return {{{"B", 1}, {"T", 1}, {"H", 1}},
+          {{"B", 1}, {"T", 37}, {"H", 2}},
+          {{"B", 2}, {"T", 200}, {"H", 3}},
+          with_inputs({{"B", 1}, {"T", 200}, {"H", 2}}, InputClass::gate_low),  // T: longer than any chunk
+          with_inputs({{"B", 1}, {"T", 200}, {"H", 1}}, InputClass::gate_high),
+          with_inputs({{"B", 1}, {"T", 77}, {"H", 1}}, InputClass::v_huge),
+          with_inputs({{"B", 1}, {"T", 77}, {"H", 1}}, InputClass::v_tiny)};
 }
 
 LaunchConfig KdaFamily::launch(const jobs::Genome& g, const Problem& p) const {
@@ -149,6 +174,7 @@ HostCase KdaFamily::make_case(const Problem& problem, std::mt19937_64& rng, bool
   in->T = static_cast<int>(problem_value(problem, "T"));
   in->H = static_cast<int>(problem_value(problem, "H"));
   fill_inputs(*in, rng);
+  const double abs_tolerance = 1e-3 * apply_input_class(*in, input_class(problem));
   HostCase c;
   c.problem = problem;
   c.inputs = {to_bytes(in->q), to_bytes(in->k), to_bytes(in->v), to_bytes(in->g), to_bytes(in->beta)};
@@ -160,8 +186,9 @@ HostCase KdaFamily::make_case(const Problem& problem, std::mt19937_64& rng, bool
     return a;
   };
   const std::uint64_t seed = rng();
-  c.check = [in, full_check, seed](const std::vector<Bytes>& outputs) {
-    return check_kda(*in, from_bytes<float>(outputs.at(0)), from_bytes<float>(outputs.at(1)), full_check, seed);
+  c.check = [in, full_check, seed, abs_tolerance](const std::vector<Bytes>& outputs) {
+    return check_kda(*in, from_bytes<float>(outputs.at(0)), from_bytes<float>(outputs.at(1)), full_check, seed,
+                     abs_tolerance);
   };
   return c;
 }

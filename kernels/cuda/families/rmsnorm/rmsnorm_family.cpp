@@ -1,5 +1,6 @@
 #include "rmsnorm/rmsnorm_family.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 #include "host_data.hpp"
@@ -42,6 +43,24 @@ CheckOutcome check_rmsnorm(const RmsnormData& d, const std::vector<std::uint16_t
   return check.outcome();
 }
 
+// zero_rows: every third row all zeros (a kernel without the epsilon divides by zero); large_rows: every other
+// row scaled by 2^40 (squares near 2^80: beyond fp16 and bf16 sums, while fp32 sums of any hidden size stay finite).
+void apply_input_class(RmsnormData& d, InputClass inputs, Bytes& x_bytes) {
+  if (inputs == InputClass::ordinary) return;
+  if (inputs != InputClass::zero_rows && inputs != InputClass::large_rows)
+    throw std::invalid_argument("rmsnorm (cuda): no input class " + input_class_name(inputs));
+  std::vector<std::uint16_t> x = from_bytes<std::uint16_t>(x_bytes);
+  for (int r = 0; r < d.rows; ++r) {
+    if (inputs == InputClass::zero_rows ? r % 3 != 1 : r % 2 != 0) continue;
+    for (int i = 0; i < d.hidden; ++i) {
+      const std::size_t n = static_cast<std::size_t>(r) * d.hidden + i;
+      x[n] = float_to_bf16(inputs == InputClass::zero_rows ? 0.f : std::ldexp(d.x[n], 40));  // exact: a power of 2
+      d.x[n] = bf16_to_float(x[n]);
+    }
+  }
+  x_bytes = to_bytes(x);
+}
+
 }  // namespace
 
 ParamSpace RmsnormFamily::space() const {
@@ -81,7 +100,11 @@ Problem RmsnormFamily::problem(const jobs::EvalSettings& settings) const {
 }
 
 std::vector<Problem> RmsnormFamily::verification_problems(const Problem&) const {
-  return {{{"rows", 1}, {"hidden", 8}}, {{"rows", 37}, {"hidden", 1032}}, {{"rows", 129}, {"hidden", 4104}}};
+  return {{{"rows", 1}, {"hidden", 8}},
+          {{"rows", 37}, {"hidden", 1032}},
+          {{"rows", 129}, {"hidden", 4104}},
+          with_inputs({{"rows", 37}, {"hidden", 1032}}, InputClass::zero_rows),
+          with_inputs({{"rows", 37}, {"hidden", 4104}}, InputClass::large_rows)};
 }
 
 LaunchConfig RmsnormFamily::launch(const jobs::Genome& g, const Problem& p) const {
@@ -118,6 +141,7 @@ HostCase RmsnormFamily::make_case(const Problem& problem, std::mt19937_64& rng, 
   HostCase c;
   c.problem = problem;
   c.inputs.push_back(fill(static_cast<std::size_t>(data->rows) * data->hidden, -2.f, 2.f, data->x));
+  apply_input_class(*data, input_class(problem), c.inputs.back());
   c.inputs.push_back(fill(static_cast<std::size_t>(data->hidden), 0.5f, 1.5f, data->w));
   c.output_bytes = {static_cast<std::size_t>(data->rows) * data->hidden * 2};
   c.args = [data](const std::vector<std::uint64_t>& in, const std::vector<std::uint64_t>& out) {
