@@ -2,8 +2,10 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <cublas_v2.h>
 
@@ -36,13 +38,22 @@ void check(cublasStatus_t status, const char* call) {
 }  // namespace
 
 CublasGemm::CublasGemm() : api_(new Api) {
-  for (const char* name : {"libcublas.so.13", "libcublas.so"}) {
-    library_ = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  // As NVRTC is found (nvrtc_api.cpp): the loader's path, then CUDA_HOME and /usr/local/cuda, so that a bare CUDA
+  // machine needs no LD_LIBRARY_PATH; cublasGemmEx's C API is the same in CUDA 12 and 13.
+  std::vector<std::string> dirs{""};
+  if (const char* home = std::getenv("CUDA_HOME"); home != nullptr && *home) dirs.push_back(std::string(home) + "/lib64/");
+  dirs.emplace_back("/usr/local/cuda/lib64/");
+  for (const std::string& dir : dirs) {
+    for (const char* name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}) {
+      library_ = dlopen((dir + name).c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (library_ != nullptr) break;
+    }
     if (library_ != nullptr) break;
   }
   if (library_ == nullptr) {
     delete api_;
-    throw std::runtime_error("cublas baseline: cannot load libcublas.so.13 (add the CUDA toolkit's lib64 to "
+    throw std::runtime_error("cublas baseline: cannot load libcublas.so.13 or .12 (searched the loader's path, "
+                             "CUDA_HOME/lib64 and /usr/local/cuda/lib64; add the CUDA toolkit's lib64 to "
                              "LD_LIBRARY_PATH or drop \"cublas\" from evaluation.baselines)");
   }
   try {
