@@ -20,6 +20,7 @@ struct ParameterRow {
   const char* value;
   std::int32_t evaluated, failed;
   double median_ms, best_ms, relative_median;
+  double relative, ci_low, ci_high;  // added after schema_version 2 was first written: older files lack them
 };
 
 struct OperatorRow {
@@ -52,7 +53,9 @@ Datatype weight_type() {
   return t;
 }
 
-Datatype parameter_type() {
+constexpr const char* kParameterInterval = "ci_high";
+
+Datatype parameter_type(bool with_intervals = true) {
   Datatype t(KFORGE_H5_CHECK(H5Tcreate(H5T_COMPOUND, sizeof(ParameterRow))));
   KFORGE_MEMBER(t, ParameterRow, parameter, vlen_string_type());
   KFORGE_MEMBER(t, ParameterRow, value, vlen_string_type());
@@ -61,6 +64,11 @@ Datatype parameter_type() {
   KFORGE_MEMBER(t, ParameterRow, median_ms, H5T_NATIVE_DOUBLE);
   KFORGE_MEMBER(t, ParameterRow, best_ms, H5T_NATIVE_DOUBLE);
   KFORGE_MEMBER(t, ParameterRow, relative_median, H5T_NATIVE_DOUBLE);
+  if (with_intervals) {
+    KFORGE_MEMBER(t, ParameterRow, relative, H5T_NATIVE_DOUBLE);
+    KFORGE_MEMBER(t, ParameterRow, ci_low, H5T_NATIVE_DOUBLE);
+    KFORGE_MEMBER(t, ParameterRow, ci_high, H5T_NATIVE_DOUBLE);
+  }
   return t;
 }
 
@@ -111,10 +119,11 @@ void write_lessons(hid_t file, const Lessons& l) {
   std::vector<ParameterRow> parameters;
   for (const auto& p : l.parameters)
     parameters.push_back({p.parameter.c_str(), p.value.c_str(), p.evaluated, p.failed, p.median_ms, p.best_ms,
-                          p.relative_median});
+                          p.relative_median, p.relative, p.ci_low, p.ci_high});
   Datatype parameter_mem = parameter_type();
   Dataset ds = write_table(group, "parameters", parameter_mem, packed_copy(parameter_mem), parameters);
-  write_units(ds, {{"median_ms", "ms"}, {"best_ms", "ms"}, {"relative_median", "1"}});
+  write_units(ds, {{"median_ms", "ms"}, {"best_ms", "ms"}, {"relative_median", "1"}, {"relative", "1"},
+                   {"ci_low", "1"}, {"ci_high", "1"}});
   std::vector<OperatorRow> operators;
   for (const auto& o : l.operators) operators.push_back({o.op.c_str(), o.children, o.ok, o.improved});
   write_rows(group, "operators", operator_type(), operators);
@@ -130,10 +139,14 @@ Lessons read_lessons(hid_t file) {
   Lessons l;
   if (!has_link(file, "lessons")) return l;
   Group group(KFORGE_H5_CHECK(H5Gopen2(file, "lessons", H5P_DEFAULT)));
-  l.parameters = read_optional<ParameterRow, ParameterLesson>(group, "parameters", parameter_type(), [](const auto& r) {
-    return ParameterLesson{text_or_empty(r.parameter), text_or_empty(r.value), r.evaluated, r.failed,
-                           r.median_ms,                r.best_ms,              r.relative_median};
-  });
+  const bool intervals = has_member(group, "parameters", kParameterInterval);
+  l.parameters =
+      read_optional<ParameterRow, ParameterLesson>(group, "parameters", parameter_type(intervals), [&](const auto& r) {
+        ParameterLesson p{text_or_empty(r.parameter), text_or_empty(r.value), r.evaluated, r.failed, r.median_ms,
+                          r.best_ms,                  r.relative_median};
+        if (intervals) p.relative = r.relative, p.ci_low = r.ci_low, p.ci_high = r.ci_high;
+        return p;
+      });
   l.operators = read_optional<OperatorRow, OperatorLesson>(group, "operators", operator_type(), [](const auto& r) {
     return OperatorLesson{text_or_empty(r.op), r.children, r.ok, r.improved};
   });

@@ -120,16 +120,6 @@ Status status_of(const RecordRow& row) {
   return *status;
 }
 
-// Whether the compound table `table` in file has a member of that name (false also when the table is missing:
-// open_table then reports that).
-bool has_member(hid_t file, const char* table, const char* member) {
-  if (!has_link(file, table)) return false;
-  Dataset ds = open_table(file, table);
-  Datatype type(KFORGE_H5_CHECK(H5Dget_type(ds)));
-  silence_default_error_printer();  // a missing member is an answer here, not an error to print
-  return H5Tget_class(type) == H5T_COMPOUND && H5Tget_member_index(type, member) >= 0;
-}
-
 std::vector<double> samples_of(const RecordRow& row, const std::vector<double>& samples) {
   if (row.sample_offset > samples.size() || row.sample_length > samples.size() - row.sample_offset)
     throw std::runtime_error("record " + text_or_empty(row.candidate_id) + ": sample range lies outside /samples");

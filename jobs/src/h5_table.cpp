@@ -30,6 +30,14 @@ Dataset open_table(hid_t loc, const std::string& name) {
   return Dataset(KFORGE_H5_CHECK(H5Dopen2(loc, name.c_str(), H5P_DEFAULT)));
 }
 
+bool has_member(hid_t loc, const char* table, const char* member) {
+  if (!has_link(loc, table)) return false;
+  Dataset ds = open_table(loc, table);
+  Datatype type(KFORGE_H5_CHECK(H5Dget_type(ds)));
+  silence_default_error_printer();  // a missing member is an answer here, not an error to print
+  return H5Tget_class(type) == H5T_COMPOUND && H5Tget_member_index(type, member) >= 0;
+}
+
 std::size_t row_count(hid_t dataset) {
   Dataspace space(KFORGE_H5_CHECK(H5Dget_space(dataset)));
   if (KFORGE_H5_CHECK(H5Sget_simple_extent_ndims(space)) != 1) throw std::runtime_error("table is not 1-D");

@@ -41,7 +41,8 @@ bool Metric::operator==(const Metric& o) const {
 
 bool ParameterLesson::operator==(const ParameterLesson& o) const {
   return std::tie(parameter, value, evaluated, failed) == std::tie(o.parameter, o.value, o.evaluated, o.failed) &&
-         same(median_ms, o.median_ms) && same(best_ms, o.best_ms) && same(relative_median, o.relative_median);
+         same(median_ms, o.median_ms) && same(best_ms, o.best_ms) && same(relative_median, o.relative_median) &&
+         same(relative, o.relative) && same(ci_low, o.ci_low) && same(ci_high, o.ci_high);
 }
 
 bool Baseline::operator==(const Baseline& o) const {

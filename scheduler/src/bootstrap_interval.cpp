@@ -64,6 +64,12 @@ SpeedupInterval bootstrap_speedup(const std::vector<double>& ratios, std::uint64
   return {estimate, std::exp(quantile(means, tail)), std::exp(quantile(means, 1.0 - tail))};
 }
 
+SpeedupInterval relative_time_effect(const std::vector<double>& relative) {
+  constexpr std::uint64_t kEffectSeed = 12;  // fixed: the same archive gives the same intervals every time
+  constexpr int kEffectResamples = 2000;
+  return bootstrap_speedup(relative, kEffectSeed, kEffectResamples, 0.95);
+}
+
 std::string speedup_verdict(const SpeedupInterval& interval) {
   if (!(interval.low == interval.low) || !(interval.high == interval.high)) return "not_faster";
   if (interval.low > 1.0) return "faster";

@@ -10,11 +10,6 @@
 
 namespace kforge::scheduler {
 
-namespace {
-constexpr std::uint64_t kEffectSeed = 12;  // fixed: the same archive gives the same intervals every time
-constexpr int kEffectResamples = 2000;
-}  // namespace
-
 std::vector<ParameterEffect> parameter_effects(const ArchiveView& archive) {
   std::map<std::string, std::vector<double>> by_target;
   for (const auto& g : archive.generations())
@@ -43,7 +38,7 @@ std::vector<ParameterEffect> parameter_effects(const ArchiveView& archive) {
   for (const auto& [key, v] : values) {
     ParameterEffect e{key.first, key.second, v.first, static_cast<int>(v.second.size())};
     if (!v.second.empty()) {
-      const SpeedupInterval i = bootstrap_speedup(v.second, kEffectSeed, kEffectResamples, 0.95);
+      const SpeedupInterval i = relative_time_effect(v.second);
       e.relative = i.estimate;
       e.ci_low = i.low;
       e.ci_high = i.high;

@@ -102,6 +102,7 @@ def check_learning(campaign):
     parameters = ka.load_lessons(campaign, "parameters")  # the newest file: everything learnt so far
     assert len(parameters) == 2 and set(parameters["generation_file"]) == {"gen-0001.h5"}, parameters
     assert parameters["relative_median"][0] == 0.8 and math.isnan(parameters["median_ms"][1])
+    assert (parameters["ci_low"][0], parameters["ci_high"][0]) == (0.71, 0.95) and math.isnan(parameters["ci_low"][1])
     assert parameters.attrs["units"]["median_ms"] == "ms"
     assert len(ka.load_lessons(campaign, "parameters", latest=False)) == 4
     failures = ka.load_lessons(campaign, "failures")

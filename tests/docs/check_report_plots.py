@@ -72,8 +72,16 @@ def check_numbers_agree(folder, report, text, summary):
         assert (e["parameter"], e["value"], e["evaluated"], e["ok"]) == (r.parameter, r.value, r.evaluated, r.ok)
         for field in ("relative", "ci_low", "ci_high"):
             same(e[field], getattr(r, field), f"effect {r.parameter}={r.value} {field}")
+    # The archive's own lessons carry the same evidence as the report: counts, effect and interval.
+    stored = ka.load_lessons(folder, "parameters").set_index(["parameter", "value"])
+    for e in report["parameter_effects"]:
+        row = stored.loc[(e["parameter"], e["value"])]
+        assert row.evaluated == e["evaluated"] and row.evaluated - row.failed == e["ok"], (e, row)
+        for field in ("relative", "ci_low", "ci_high"):
+            same(e[field], row[field], f"stored lesson {e['parameter']}={e['value']} {field}")
     lessons = ka.load_lessons(folder, "summary")
     assert list(lessons.text) == report["lessons_summary"] and len(lessons) > 0
+    assert any("interval" in s for s in lessons.text), list(lessons.text)
     import h5py
     with h5py.File(os.path.join(folder, "gen-0000.h5"), "r") as f:  # the typed table written with the archive
         table = f["parameters"]

@@ -101,7 +101,8 @@ Generation sample_generation(int generation, int records) {
   g.baselines = {sample_baseline(0), sample_baseline(1)};
   // What the campaign learnt: every kind of row, NaN figures included.
   g.operator_weights = {{0, "mutation", 0.55, 9, 8, 3}, {1, "agent:rewriter", 0.25, 4, 2, 1}};
-  g.lessons.parameters = {{"MC", "64", 12, 2, 1.25, 0.9, 0.8}, {"order", "\"ikj\"", 3, 3, kNaN, kNaN, kNaN}};
+  g.lessons.parameters = {{"MC", "64", 12, 2, 1.25, 0.9, 0.8, 0.82, 0.71, 0.95},
+                          {"order", "\"ikj\"", 3, 3, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN}};
   g.lessons.operators = {{"mutation", 20, 18, 5}, {"immigrant", 4, 4, 0}};
   g.lessons.failures = {{"compile_error", "error at line #: expected ';'", 3, "abc123"}};
   g.lessons.summary = {"MC=64 runs at 0.80x the typical time (10 ok), MC=8 at 1.70x (4 ok).", "ünïcödé sentence"};

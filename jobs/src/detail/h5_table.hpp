@@ -18,6 +18,9 @@ struct TableLayout {
 // Creates /name with rows.size() rows of file_type and writes them (memory layout mem_type).
 Dataset create_table(hid_t loc, const std::string& name, hid_t file_type, std::size_t rows, TableLayout layout);
 Dataset open_table(hid_t loc, const std::string& name);  // throws "dataset '/name' is missing"
+// Whether the compound table `table` in loc has a member of that name (false also when the table is missing:
+// open_table then reports that). Columns added after a table was first written are read only where present.
+bool has_member(hid_t loc, const char* table, const char* member);
 std::size_t row_count(hid_t dataset);
 
 // Compound file type: the memory type with padding removed.

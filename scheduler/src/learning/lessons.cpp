@@ -8,6 +8,7 @@
 #include <map>
 
 #include "detail/median.hpp"
+#include "kforge/scheduler/bootstrap.hpp"
 #include "kforge/scheduler/learning.hpp"
 
 namespace kforge::scheduler {
@@ -79,6 +80,11 @@ std::vector<jobs::ParameterLesson> parameter_lessons(const std::vector<const job
     jobs::ParameterLesson l{key.first, key.second, s.evaluated, s.failed, median(s.times_ms), jobs::kNaN,
                             median(s.relative)};
     if (!s.times_ms.empty()) l.best_ms = *std::min_element(s.times_ms.begin(), s.times_ms.end());
+    std::vector<double> positive;  // the bootstrap takes logs: a zero time (possible in a replay cache) has none
+    for (double r : s.relative)
+      if (std::isfinite(r) && r > 0.0) positive.push_back(r);
+    const SpeedupInterval effect = relative_time_effect(positive);  // the same figures as kforge report's
+    l.relative = effect.estimate, l.ci_low = effect.low, l.ci_high = effect.high;
     out.push_back(std::move(l));
   }
   return out;
@@ -108,8 +114,9 @@ __attribute__((format(printf, 1, 2))) std::string format(const char* fmt, ...) {
   return buf;
 }
 
-// One sentence per parameter: its fastest and slowest value (by median relative to the typical time) and
-// values that fail most; then operators and failure causes.
+// One sentence per parameter: its fastest and slowest value (by the geometric mean of their times relative to
+// the typical time, with the sample count and the 95% interval that back it) and values that fail most; then
+// operators and failure causes.
 std::vector<std::string> summary_of(const jobs::Lessons& l) {
   std::vector<std::string> out;
   std::map<std::string, std::vector<const jobs::ParameterLesson*>> by_parameter;
@@ -117,16 +124,18 @@ std::vector<std::string> summary_of(const jobs::Lessons& l) {
   for (const auto& [name, values] : by_parameter) {
     const jobs::ParameterLesson *fast = nullptr, *slow = nullptr, *fragile = nullptr;
     for (const auto* v : values) {
-      if (std::isfinite(v->relative_median) && v->evaluated - v->failed >= 2) {
-        if (!fast || v->relative_median < fast->relative_median) fast = v;
-        if (!slow || v->relative_median > slow->relative_median) slow = v;
+      if (std::isfinite(v->ci_high) && v->evaluated - v->failed >= 2) {
+        if (!fast || v->relative < fast->relative) fast = v;
+        if (!slow || v->relative > slow->relative) slow = v;
       }
       if (v->failed * 2 > v->evaluated && v->evaluated >= 2 && (!fragile || v->failed > fragile->failed)) fragile = v;
     }
     if (fast && slow && fast != slow)
-      out.push_back(format("%s=%s runs at %.2fx the typical time (%d ok), %s=%s at %.2fx (%d ok).", name.c_str(),
-                           fast->value.c_str(), fast->relative_median, fast->evaluated - fast->failed, name.c_str(),
-                           slow->value.c_str(), slow->relative_median, slow->evaluated - slow->failed));
+      out.push_back(format("%s=%s runs at %.2fx the typical time (%d ok, interval %.2f-%.2f), %s=%s at %.2fx (%d ok, "
+                           "interval %.2f-%.2f).",
+                           name.c_str(), fast->value.c_str(), fast->relative, fast->evaluated - fast->failed,
+                           fast->ci_low, fast->ci_high, name.c_str(), slow->value.c_str(), slow->relative,
+                           slow->evaluated - slow->failed, slow->ci_low, slow->ci_high));
     if (fragile)
       out.push_back(format("%s=%s failed %d of %d evaluations.", name.c_str(), fragile->value.c_str(), fragile->failed,
                            fragile->evaluated));

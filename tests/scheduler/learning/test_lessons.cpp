@@ -37,7 +37,15 @@ TEST(Lessons, FastValueAndFailingValueAreTold) {
   const auto says = [&](const std::string& text) {
     return std::any_of(l.summary.begin(), l.summary.end(), [&](const auto& s) { return s.find(text) != std::string::npos; });
   };
-  EXPECT_TRUE(says("TILE=64 runs at 0.40x")) << ::testing::PrintToString(l.summary);
+  // The evidence behind an effect: geometric mean, sample count and bootstrap interval; none from one sample.
+  EXPECT_DOUBLE_EQ(lesson(l, "TILE", "64").relative, 0.4);
+  EXPECT_DOUBLE_EQ(lesson(l, "TILE", "64").ci_low, 0.4);
+  EXPECT_DOUBLE_EQ(lesson(l, "TILE", "64").ci_high, 0.4);
+  EXPECT_GT(lesson(l, "VEC", "4").ci_high, lesson(l, "VEC", "4").ci_low) << "1 and 4 ms: a real spread";
+  EXPECT_TRUE(std::isnan(lesson(l, "TILE", "128").ci_low));
+  EXPECT_TRUE(says("TILE=64 runs at 0.40x the typical time (2 ok, interval 0.40-0.40), TILE=8 at 1.60x (2 ok, "
+                   "interval 1.60-1.60)."))
+      << ::testing::PrintToString(l.summary);
   EXPECT_TRUE(says("TILE=128 failed 2 of 2")) << ::testing::PrintToString(l.summary);
   EXPECT_TRUE(says("Operator mutation: 2 children, 0 ok")) << ::testing::PrintToString(l.summary);
 }

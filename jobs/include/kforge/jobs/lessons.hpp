@@ -30,6 +30,12 @@ struct ParameterLesson {
   double median_ms = kNaN;      // median time of its ok evaluations
   double best_ms = kNaN;
   double relative_median = kNaN;  // median_ms / the median of all ok evaluations: < 1 is faster than typical
+  // Its evidence, as `kforge report`'s parameter effects: the geometric mean of its ok evaluations' times over
+  // their target's median, and that figure's 95% percentile bootstrap interval (NaN below 2 ok evaluations: one
+  // run has no spread). Older files lack these columns and read back NaN.
+  double relative = kNaN;
+  double ci_low = kNaN;
+  double ci_high = kNaN;
   bool operator==(const ParameterLesson&) const;
 };
 

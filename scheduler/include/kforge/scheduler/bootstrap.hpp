@@ -22,6 +22,11 @@ struct SpeedupInterval {
 SpeedupInterval bootstrap_speedup(const std::vector<double>& ratios, std::uint64_t seed,
                                   int resamples = kDefaultBootstrapResamples, double confidence = 0.95);
 
+// A parameter value's effect on time (kforge report's parameter effects and the archive's /lessons/parameters
+// alike): the geometric mean of `relative` (each ok evaluation's time over its target's median ok time) and its
+// 95% interval, from a fixed seed so that one archive always gives the same figures.
+SpeedupInterval relative_time_effect(const std::vector<double>& relative);
+
 // "faster": the whole interval is above 1; "slower": below 1; "not_faster": it includes 1 (or is unknown).
 std::string speedup_verdict(const SpeedupInterval& interval);
 
