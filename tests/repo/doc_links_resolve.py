@@ -7,9 +7,16 @@ Checks Markdown links and images, `[text](target)` and `![alt](target)`, and ref
 `[name]: target`, outside fenced code blocks (a code block shows text, it links nothing). A target with a scheme
 (https:, mailto:) or a bare #anchor is not a file and is skipped; otherwise the anchor is cut off, the path is
 resolved against the folder of the Markdown file (as a browser and GitHub do), and it must exist and stay inside
-the repository (a clone carries nothing beside it). Before the repository it checks itself on a made-up tree with
-a broken, an outside and a good link, so a checker that finds nothing cannot pass. Exit 0 when every link
-resolves, 1 with one FILE:LINE: line per broken link.
+the repository (a clone carries nothing beside it).
+
+Most files are named in prose as inline code (`site-configs/hopper.yaml`), not as links: such a path is checked
+too, from the repository root, when it names a file (it ends in an extension such as .cpp, .md, .yaml) in a
+folder the repository has, and holds no placeholder (<version>, NNNN, an upper-case word such as TARGET, *, $).
+Paths in folders the repository lacks (an install prefix's share/kforge/, a campaign's runs/) are not its files.
+
+Before the repository it checks itself on a made-up tree with a broken, an outside and a good link and a broken
+and a good inline path, so a checker that finds nothing cannot pass. Exit 0 when every link resolves, 1 with one
+FILE:LINE: line per broken link.
 """
 import glob
 import os
@@ -20,10 +27,37 @@ import tempfile
 INLINE = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 REFERENCE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+CODE = re.compile(r"`([^`\s]+)`")
+FILE_EXTENSIONS = (".cpp", ".hpp", ".h", ".py", ".sh", ".md", ".yaml", ".yml", ".json", ".cmake", ".in", ".txt",
+                   ".lua", ".sbatch", ".service", ".cu", ".ptx", ".cff", ".gz", ".tsv")
+PLACEHOLDER = re.compile(r"[<>*$%{}\[\]]|\.\.\.|(^|/)[A-Z][A-Z0-9_]*[A-Z](/|\.|$)|NNNN|TTTT")
 
 
 def markdown_files(root):
     return [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "*.md")))
+
+
+def code_paths(path, root):
+    """(line number, path) of every inline-code repository file path outside fenced code (see the module doc)."""
+    fence = None
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            stripped = line.lstrip()
+            if fence is None and (stripped.startswith("```") or stripped.startswith("~~~")):
+                fence = stripped[:3]
+                continue
+            if fence is not None:
+                if stripped.startswith(fence):
+                    fence = None
+                continue
+            for m in CODE.finditer(line):
+                token = m.group(1).rstrip(".,;:)").split(":", 1)[0].split("#", 1)[0]
+                if "/" not in token or token.startswith(("/", "./", "../", "~")) or SCHEME.match(token):
+                    continue
+                if not token.endswith(FILE_EXTENSIONS) or PLACEHOLDER.search(token):
+                    continue
+                if os.path.isdir(os.path.join(root, os.path.dirname(token))):
+                    yield number, token
 
 
 def links(path):
@@ -63,6 +97,9 @@ def broken_links(root):
                 found.append(f"{rel}:{number}: link '{target}' points outside the repository")
             elif not os.path.exists(resolved):
                 found.append(f"{rel}:{number}: link '{target}' names no file of the repository")
+        for number, token in code_paths(md, root):
+            if not os.path.exists(os.path.join(root, token)):
+                found.append(f"{os.path.relpath(md, root)}:{number}: `{token}` names no file of the repository")
     return found
 
 
@@ -72,14 +109,15 @@ def self_check():
         os.makedirs(os.path.join(repo, "docs"))
         with open(os.path.join(repo, "docs", "good.md"), "w") as f:
             f.write("# Good\n[ok](../README.md#two-commands) [web](https://example.org) [here](#good)\n"
-                    "```\n[in code](nowhere.md)\n```\n")
+                    "```\n[in code](nowhere.md)\n`docs/gone.md`\n```\n"
+                    "`docs/good.md`, `share/kforge/x.py` (an install path), `docs/<NAME>.md`, `docs/TARGET.md`\n")
         with open(os.path.join(repo, "README.md"), "w") as f:
             f.write("[guide](docs/good.md)\n[gone](docs/missing.md#x)\n![pic](docs/nope.png)\n"
-                    "[brief](../brief.md)\n[ref]: docs/also-missing.md\n")
+                    "[brief](../brief.md)\n[ref]: docs/also-missing.md\nsee `docs/hopper.yaml`.\n")
         found = broken_links(repo)
-        wanted = ["README.md:2:", "README.md:3:", "README.md:4:", "README.md:5:"]
+        wanted = ["README.md:2:", "README.md:3:", "README.md:4:", "README.md:5:", "README.md:6:"]
         if [line[: len(w)] for line, w in zip(found, wanted)] != wanted or len(found) != len(wanted):
-            sys.exit("self-check failed: expected broken links on README.md lines 2-5 only, got:\n" + "\n".join(found))
+            sys.exit("self-check failed: expected broken links on README.md lines 2-6 only, got:\n" + "\n".join(found))
 
 
 def main():
