@@ -6,7 +6,10 @@
 #include <fstream>
 
 #include "../config/config_test_util.hpp"
+#include "../learning/learning_test_support.hpp"
 #include "kforge/scheduler/config.hpp"
+#include "kforge/scheduler/search_space.hpp"
+#include "strategy_children.hpp"
 #include "strategy_prior_sources.hpp"
 
 namespace kforge::scheduler {
@@ -55,6 +58,42 @@ TEST(SearchPriorConfig, AFileThatIsNotACacheNamesItself) {
         << e.what();
   }
   std::filesystem::remove(bad);
+}
+
+// Islands of one campaign are each other's prior (strategy_children.cpp): an island on one GPU that has measured
+// nothing yet starts from the configurations the other island found fastest, not from random ones.
+TEST(IslandPrior, AnIslandStartsFromTheOtherIslandsFastestConfigurations) {
+  CampaignConfig c = testing::campaign();
+  c.family = "gemm";
+  c.backend = "host";
+  c.targets = {"hopper", "blackwell"};
+  c.search.strategy = "surrogate";
+  SpaceSpec spec;
+  ParameterSpec p{"P", {}, {}}, q{"Q", {}, {}};
+  for (std::int64_t v = 1; v <= 16; ++v) p.values.emplace_back(v);
+  q.values = {std::int64_t{1}, std::int64_t{2}};
+  spec.parameters = {p, q};
+  const SearchSpace space(spec);
+  // Hopper's generation 0: eight configurations, P=13;Q=2 the fastest, then P=7;Q=1.
+  std::vector<jobs::EvalRecord> hopper;
+  const std::vector<std::pair<std::string, double>> measured = {
+      {"P=13;Q=2", 1.0}, {"P=7;Q=1", 1.5}, {"P=1;Q=1", 9.0}, {"P=2;Q=2", 8.0},
+      {"P=4;Q=1", 7.0},  {"P=9;Q=2", 6.0}, {"P=15;Q=1", 5.0}, {"P=16;Q=2", 4.0}};
+  for (const auto& [params, ms] : measured) {
+    hopper.push_back(testing::record("h" + params, "surrogate", {}, ms, params));
+    hopper.back().target = "hopper";
+  }
+  auto children_of = [&](const ArchiveView& archive) {
+    std::set<std::string> seen;
+    std::set<std::string> out;
+    for (const auto& child : strategy_children(c, space, archive, 1, 1, 2, seen)) out.insert(child.genome.to_text());
+    return out;
+  };
+  ArchiveView with_hopper;
+  with_hopper.add(testing::generation(0, hopper));
+  EXPECT_EQ(children_of(with_hopper), (std::set<std::string>{"P=13;Q=2", "P=7;Q=1"}));
+  ArchiveView cold;  // the control: without Hopper's measurements Blackwell's first two are not those
+  EXPECT_NE(children_of(cold), (std::set<std::string>{"P=13;Q=2", "P=7;Q=1"}));
 }
 
 }  // namespace
