@@ -163,6 +163,10 @@ step gpu_tests 150 gpu_tests
 step example_campaigns 150 example_campaigns
 step gemm_vs_cublas 120 gemm_vs_cublas
 step kda_vs_fla 90 kda_vs_fla
+# What issue 14 asks of the KDA comparison that kforge cannot do yet: skipped with why, on every machine, so the
+# summary never reads as if they had run.
+record kda_varlen_batch skipped 0 "not built yet: the kda family's entry point takes B sequences of one length T (no cu_seqlens argument)"
+record kda_fla_output_verified_by_kforge skipped 0 "not built yet: kforge-eval cannot verify an external kernel's output; kda_vs_fla checks only that FLA's output is finite"
 step rmsnorm_vs_peak_and_torch 45 rmsnorm_vs_peak_and_torch
 
 python3 "$SRC/bench/gpu_acceptance_step.py" --summary "$STEPS" "$((SECONDS - START))" "$BUDGET_S" "$GPU_INFO" \

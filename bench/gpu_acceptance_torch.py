@@ -78,10 +78,8 @@ def kda(reports_path, wheel_dir):
         rows.append({"B": 1, "T": t, "H": h, "D": d, "fla_chunk_kda": fla, "kforge_best_ms": ms,
                      "speed_vs_fla": fla["median_ms"] / ms if ms else None,
                      "fla_output_finite": bool(torch.isfinite(out).all().item())})
-    return {"sm_clock": sm_clock(), "kda": rows,
-            "varlen": "skipped: kforge's kda family has no variable-length problem yet (issue 14 item 4)",
-            "kforge_verification_of_fla_output": "skipped: kforge-eval cannot verify an external output yet; "
-                                                 "only finiteness of FLA's output is checked here"}
+    # Not like for like in precision: kforge's kda family computes in fp32 (fp32 inputs), FLA here in bf16.
+    return {"sm_clock": sm_clock(), "kda": rows, "precision": {"kforge": "fp32", "fla_chunk_kda": "bf16"}}
 
 
 def rmsnorm(report_path):
