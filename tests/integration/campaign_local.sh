@@ -20,6 +20,14 @@ ls "$WORK/best"/*.cpp "$WORK/best"/*.yaml > /dev/null
 # The exported kernel rebuilds and reruns outside kforge: its own driver checks it against a double product.
 "$WORK/best/run.sh" 5 | tee "$WORK/rerun.txt"
 grep -Eq '^M=96 N=80 K=72: median [0-9.]+ ms over 5 calls, .* \(ok\)$' "$WORK/rerun.txt"
+# ... and would say so if it were wrong: the same driver on a kernel that leaves C at zero exits 3.
+cp -r "$WORK/best" "$WORK/broken"
+best_cpp=$(ls "$WORK/broken"/*.cpp | grep -v '/run.cpp$')
+printf 'extern "C" void kforge_gemm(int M, int N, int, const float*, int, const float*, int, float* C, int ldc) {\n  for (int i = 0; i < M; ++i) for (int j = 0; j < N; ++j) C[i * ldc + j] = 0.0f;\n}\n' > "$best_cpp"
+rc=0
+"$WORK/broken/run.sh" 2 > "$WORK/broken.txt" || rc=$?
+cat "$WORK/broken.txt"
+[[ $rc == 3 ]] && grep -q '(WRONG)$' "$WORK/broken.txt"
 
 h5dump -H "$WORK/c/campaign.h5" > "$WORK/index.txt"
 grep -q 'EXTERNAL_LINK "g0001"' "$WORK/index.txt" && grep -q 'TARGETFILE "gen-0001.h5"' "$WORK/index.txt"
