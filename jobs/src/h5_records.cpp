@@ -184,7 +184,7 @@ void write_records(hid_t file, const std::vector<EvalRecord>& records) {
   parents.reserve(records.size());
   for (const auto& r : records) parents.push_back(join_ids(r.parents, "record " + r.candidate_id));
   std::vector<RecordRow> rows;
-  std::vector<const char*> evidence, sources, failed_cases;
+  std::vector<const char*> evidence, sources, failed_cases, ptx;
   std::uint64_t offset = 0;
   for (std::size_t i = 0; i < records.size(); ++i) {
     rows.push_back(to_row(records[i], parents[i], offset));
@@ -192,6 +192,7 @@ void write_records(hid_t file, const std::vector<EvalRecord>& records) {
     evidence.push_back(records[i].evidence.c_str());
     sources.push_back(records[i].source.c_str());
     failed_cases.push_back(records[i].failed_case.c_str());
+    ptx.push_back(records[i].ptx.c_str());
   }
   Datatype mem = record_type();
   Dataset ds = write_table(file, "records", mem, packed_copy(mem), rows);
@@ -200,6 +201,7 @@ void write_records(hid_t file, const std::vector<EvalRecord>& records) {
   write_string_column(file, "evidence", evidence);
   write_string_column(file, "sources", sources);
   write_string_column(file, "failed_cases", failed_cases);
+  write_string_column(file, "ptx", ptx);
   write_metrics(file, records);
 }
 
@@ -215,12 +217,18 @@ std::vector<EvalRecord> read_records(hid_t file) {
     failed_cases = read_string_column(file, "failed_cases");
     require_rows("failed_cases", failed_cases.size(), "records", rows.size());
   }
+  std::vector<std::string> ptx;  // added later still: older files have none
+  if (has_link(file, "ptx")) {
+    ptx = read_string_column(file, "ptx");
+    require_rows("ptx", ptx.size(), "records", rows.size());
+  }
   std::vector<EvalRecord> records;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     records.push_back(from_row(rows.rows()[i], samples));
     records.back().evidence = std::move(evidence[i]);
     records.back().source = std::move(sources[i]);
     if (!failed_cases.empty()) records.back().failed_case = std::move(failed_cases[i]);
+    if (!ptx.empty()) records.back().ptx = std::move(ptx[i]);
   }
   read_metrics(file, records);
   return records;

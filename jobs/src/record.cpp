@@ -22,7 +22,7 @@ auto identity_fields(const EvalRecord& r) {
   return std::tie(r.candidate_id, r.family, r.backend, r.params, r.parents, r.op, r.generation, r.island, r.target,
                   r.status, r.sample_count, r.timing_noisy, r.registers, r.shared_bytes, r.spill_bytes, r.host,
                   r.gpu_model, r.slurm_job_id, r.slurm_array_task, r.rank, r.evaluated_at, r.evidence, r.failed_case,
-                  r.source);
+                  r.source, r.ptx);
 }
 
 }  // namespace

@@ -180,6 +180,7 @@ void cascade(jobs::EvalRecord& r, kernels::Backend& backend, const jobs::Candida
   r.registers = compiled.resources.registers;
   r.shared_bytes = compiled.resources.shared_bytes;
   r.spill_bytes = compiled.resources.spill_bytes;
+  r.ptx = compiled.ptx;
   if (!compiled.ok) {
     r.status = compiled.status == Status::ok ? Status::compile_error : compiled.status;
     r.evidence = compiled.log.empty() ? "compile failed without a log" : tail_of(compiled.log, kCompileEvidenceBytes);

@@ -53,7 +53,7 @@ void put_place(KvWriter& out, const jobs::EvalRecord& r) {
   out.put("host", r.host).put("gpu_model", r.gpu_model).put("slurm_job_id", r.slurm_job_id)
       .put("slurm_array_task", std::int64_t{r.slurm_array_task}).put("rank", std::int64_t{r.rank})
       .put("evaluated_at", r.evaluated_at).put("harness_ms", r.harness_ms).put("evidence", r.evidence)
-      .put("failed_case", r.failed_case).put("source", r.source);
+      .put("failed_case", r.failed_case).put("source", r.source).put("ptx", r.ptx);
 }
 
 void get_lineage(const KvReader& in, jobs::EvalRecord& r) {
@@ -100,6 +100,7 @@ void get_place(const KvReader& in, jobs::EvalRecord& r) {
   r.evidence = in.text("evidence");
   r.failed_case = in.text("failed_case");
   r.source = in.text("source");
+  r.ptx = in.text("ptx");
 }
 
 }  // namespace

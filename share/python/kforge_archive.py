@@ -115,7 +115,8 @@ def _load_strings(path, dataset, column):
 def load_records(path, with_text=False, with_samples=False):
     """All evaluation records (one row per candidate per target) of a campaign folder or archive file.
 
-    with_text adds the evidence and source columns; with_samples adds samples_ms (a list of ms per row).
+    with_text adds the evidence, source, failed_case and ptx columns (the last two where the file has them);
+    with_samples adds samples_ms (a list of ms per row).
     """
     def add_columns(group, frame):
         if "timing_noisy" not in frame:  # added later: older files have none, and their records were not judged
@@ -126,6 +127,8 @@ def load_records(path, with_text=False, with_samples=False):
             frame["source"] = _string_column(group["sources"])
             if "failed_cases" in group:  # added later: older files have none
                 frame["failed_case"] = _string_column(group["failed_cases"])
+            if "ptx" in group:  # cuda records' PTX; added later still
+                frame["ptx"] = _string_column(group["ptx"])
         if with_samples:
             samples = group["samples"][()]
             frame["samples_ms"] = [samples[o:o + n].tolist()

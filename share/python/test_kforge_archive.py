@@ -113,6 +113,8 @@ def check_learning(campaign):
     assert validation["added_generation"][0] == 1 and validation["caught_status"][0] == "wrong_result"
     records = ka.load_records(campaign, with_text=True)
     assert records["failed_case"][0] == "M=7 N=5 K=3 lda=3 ldb=5 ldc=5 seed=99" and records["failed_case"][1] == ""
+    assert records["ptx"][0].startswith(".version 8.8\n") and records["ptx"][0].endswith("// record 0")
+    assert records["ptx"][1] == ""  # a record without PTX (every host record)
     with h5py.File(os.path.join(campaign, "gen-0001.h5"), "r") as f:
         assert [s.decode() for s in f["lessons/summary"][()]][1] == "ünïcödé sentence"
 

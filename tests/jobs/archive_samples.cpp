@@ -52,6 +52,7 @@ EvalRecord sample_record(int i) {
   r.evidence = "compile log line 1\nline 2 with \"quotes\" and ünïcödé " + std::to_string(i) + "\n";
   r.failed_case = i == 1 ? "" : "M=" + std::to_string(7 + i) + " N=5 K=3 lda=3 ldb=5 ldc=5 seed=" + std::to_string(99 + i);
   r.source = c.source;
+  if (i % 2 == 0) r.ptx = ".version 8.8\n.target sm_90a\n.visible .entry kforge_gemm() { ret; }\n// record " + std::to_string(i);
   // rows 0, 2, ...: an engine's figures (distinct per row, one unmeasured); odd rows: none, as a kernel's
   if (i % 2 == 0)
     r.metrics = {{"output_tokens_per_s", "tokens/s", 100.5 + i}, {"ttft_p99_ms", "ms", i == 2 ? kNaN : 7.25 * (i + 1)},

@@ -15,7 +15,7 @@ CU
 for arch in sm_90a sm_100a; do
   "$BIN/nvcc" -ptx -arch=$arch "$W/k.cu" -o "$W/$arch.ptx"
   python3 "$SRC/share/agents/ptx_rewriter.py" --ptx "$W/$arch.ptx" --out-dir "$W/$arch"
-  for edit in cache_global_cg evict_first_l1 prefetch_l2; do
+  for edit in cache_global_cg evict_first_l1 prefetch_l2 streaming_stores; do
     child=$W/$arch/$edit.ptx
     ! cmp -s "$child" "$W/$arch.ptx"
     "$BIN/ptxas" -arch=$arch -v "$child" -o "$W/$arch-$edit.cubin" 2> "$W/log"
@@ -24,7 +24,8 @@ for arch in sm_90a sm_100a; do
   done
   grep -q 'ld.global.cg.f32' "$W/$arch/cache_global_cg.ptx"
   grep -q 'ld.global.L1::no_allocate.f32' "$W/$arch/evict_first_l1.ptx"
-  grep -q 'prefetch.global.L2 \[' "$W/$arch/prefetch_l2.ptx"
+  grep -Eq 'prefetch.global.L2 \[%rd[0-9]+\+[0-9]+\];' "$W/$arch/prefetch_l2.ptx"
+  grep -q 'st.global.cs.f32' "$W/$arch/streaming_stores.ptx"
   # Edits stack without repeating: a child fed back gets no second .cg.
   python3 "$SRC/share/agents/ptx_rewriter.py" --ptx "$W/$arch/cache_global_cg.ptx" --out-dir "$W/again"
   ! grep -q '"cache_global_cg"' "$W/again/children.json"

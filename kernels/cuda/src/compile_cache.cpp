@@ -43,6 +43,8 @@ CacheEntry entry_from(const fs::path& dir, Meta meta) {
 
 }  // namespace
 
+std::string CacheEntry::ptx() const { return read_text(dir / "candidate.ptx"); }
+
 fs::path CompileCache::entry_dir(const CacheKey& key) const {
   if (key.candidate_id.empty() || key.candidate_id.find('/') != std::string::npos || key.arch.empty())
     throw std::invalid_argument("compile cache: bad key (candidate id \"" + key.candidate_id + "\", arch \"" +

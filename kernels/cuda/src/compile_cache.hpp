@@ -30,6 +30,7 @@ struct CacheEntry {
   std::string failure;      // NVRTC's failure line when !ok
   double compile_ms = 0.0;  // of the compile that made the entry
   std::filesystem::path cubin() const { return dir / "candidate.cubin"; }
+  std::string ptx() const;  // the PTX of the entry ("" when the compile made none)
 };
 
 class CompileCache {

@@ -126,6 +126,7 @@ CompileResult CudaBackend::compile_with(const std::string& source, const jobs::C
   r.log += entry->log;
   if (last_cache_hit_) r.log += "[kforge] compile cache hit: " + entry->dir.string() + "\n";
   r.artefact = entry->cubin();
+  r.ptx = entry->ptx();  // evidence for the record, also of a kernel the checks below reject
 
   const std::optional<KernelFigures> figures = figures_for_entry(entry->log, family_->entry_point());
   if (figures) {

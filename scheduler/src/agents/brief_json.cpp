@@ -76,7 +76,8 @@ std::string parent_text(const BriefParent& parent) {
          ", \"generation\": " + std::to_string(c.generation) + ",\n     \"genome\": " + genome_text(c.genome) +
          ",\n     \"record\": {\"status\": " + quoted(std::string(jobs::to_string(r.status))) +
          ", \"time_median_ms\": " + number(r.time_median_ms) + ", \"speedup\": " + number(r.speedup) +
-         ", \"evidence\": " + quoted(r.evidence) + "},\n     \"source\": " + quoted(c.source) + "}";
+         ", \"evidence\": " + quoted(r.evidence) + (r.ptx.empty() ? "" : ", \"ptx\": " + quoted(r.ptx)) +
+         "},\n     \"source\": " + quoted(c.source) + "}";
 }
 
 }  // namespace

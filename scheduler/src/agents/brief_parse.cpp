@@ -72,6 +72,7 @@ BriefParent parent_of(const YAML::Node& node, const std::string& where) {
   r.time_median_ms = scalar<double>(record, "time_median_ms", where + ".record");
   r.speedup = scalar<double>(record, "speedup", where + ".record");
   r.evidence = scalar<std::string>(record, "evidence", where + ".record");
+  if (record["ptx"]) r.ptx = scalar<std::string>(record, "ptx", where + ".record");
   return parent;
 }
 

@@ -78,6 +78,10 @@ void emit_parent(YAML::Emitter& out, const BriefParent& parent) {
   out << YAML::Key << "speedup" << YAML::Value << r.speedup;
   out << YAML::Key << "evidence" << YAML::Value;
   emit_text(out, r.evidence);
+  if (!r.ptx.empty()) {  // cuda: the PTX the parent was assembled from, for agents that edit PTX
+    out << YAML::Key << "ptx" << YAML::Value;
+    emit_text(out, r.ptx);
+  }
   out << YAML::EndMap;
   out << YAML::Key << "source" << YAML::Value;
   emit_text(out, c.source);

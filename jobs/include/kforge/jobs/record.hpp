@@ -70,6 +70,7 @@ struct EvalRecord {
   std::string evidence;              // log excerpt a person needs to see why
   std::string failed_case;           // the family's text of the input/shape that caught a wrong result ("" if none)
   std::string source;                // the exact source text that was evaluated
+  std::string ptx;                   // cuda: the PTX its module was assembled from ("" for other backends)
   std::vector<Metric> metrics;       // engine figures (empty for kernels)
 
   bool operator==(const EvalRecord&) const;  // NaN == NaN for the measured fields

@@ -43,6 +43,9 @@ struct CompileResult {
   std::string log;                                    // compiler output (evidence)
   double compile_ms = 0.0;
   ResourceFigures resources;
+  // cuda: the PTX the module was assembled from (NVRTC's output for a CUDA C++ candidate, the candidate itself
+  // for a PTX one), kept as evidence in the record so an agent can start from real PTX; "" for other backends.
+  std::string ptx;
 };
 
 struct VerifyResult {
