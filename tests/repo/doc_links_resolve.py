@@ -37,8 +37,8 @@ def markdown_files(root):
     return [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "*.md")))
 
 
-def code_paths(path, root):
-    """(line number, path) of every inline-code repository file path outside fenced code (see the module doc)."""
+def prose_lines(path):
+    """(line number, line) of every line outside fenced code blocks (a code block shows text, it links nothing)."""
     fence = None
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
@@ -50,35 +50,31 @@ def code_paths(path, root):
                 if stripped.startswith(fence):
                     fence = None
                 continue
-            for m in CODE.finditer(line):
-                token = m.group(1).rstrip(".,;:)").split(":", 1)[0].split("#", 1)[0]
-                if "/" not in token or token.startswith(("/", "./", "../", "~")) or SCHEME.match(token):
-                    continue
-                if not token.endswith(FILE_EXTENSIONS) or PLACEHOLDER.search(token):
-                    continue
-                if os.path.isdir(os.path.join(root, os.path.dirname(token))):
-                    yield number, token
+            yield number, line
+
+
+def code_paths(path, root):
+    """(line number, path) of every inline-code repository file path outside fenced code (see the module doc)."""
+    for number, line in prose_lines(path):
+        for m in CODE.finditer(line):
+            token = m.group(1).rstrip(".,;:)").split(":", 1)[0].split("#", 1)[0]
+            if "/" not in token or token.startswith(("/", "./", "../", "~")) or SCHEME.match(token):
+                continue
+            if not token.endswith(FILE_EXTENSIONS) or PLACEHOLDER.search(token):
+                continue
+            if os.path.isdir(os.path.join(root, os.path.dirname(token))):
+                yield number, token
 
 
 def links(path):
     """(line number, target) of every link outside fenced code."""
-    fence = None
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            stripped = line.lstrip()
-            if fence is None and (stripped.startswith("```") or stripped.startswith("~~~")):
-                fence = stripped[:3]
-                continue
-            if fence is not None:
-                if stripped.startswith(fence):
-                    fence = None
-                continue
-            line = re.sub(r"`[^`]*`", "", line)  # inline code is text, not a link
-            for m in INLINE.finditer(line):
-                yield number, m.group(1)
-            m = REFERENCE.match(line)
-            if m:
-                yield number, m.group(1)
+    for number, line in prose_lines(path):
+        line = re.sub(r"`[^`]*`", "", line)  # inline code is text, not a link
+        for m in INLINE.finditer(line):
+            yield number, m.group(1)
+        m = REFERENCE.match(line)
+        if m:
+            yield number, m.group(1)
 
 
 def broken_links(root):
