@@ -125,7 +125,7 @@ def from_brief(brief_path, children_path):
         for name, edited, why in children(ptx):
             if len(out) < int(brief.get("children_wanted", 0)):
                 out.append({"parents": [parent["id"]], "genome": parent["genome"], "source": edited,
-                            "rationale": f"{name}: {why}"})
+                            "source_kind": "ptx", "rationale": f"{name}: {why}"})
     with open(children_path, "w", encoding="utf-8") as f:
         json.dump({"children": out}, f, indent=1)
     print(f"ptx_rewriter: {len(out)} children from {len(brief.get('parents', []))} parents")

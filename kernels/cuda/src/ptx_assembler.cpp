@@ -31,17 +31,6 @@ std::string read_all(const std::filesystem::path& path) {
 
 }  // namespace
 
-bool is_ptx_source(const std::string& source) {
-  std::istringstream in(source);
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos || line.compare(first, 2, "//") == 0) continue;
-    return line.compare(first, 8, ".version") == 0;
-  }
-  return false;
-}
-
 std::string ptxas_path() {
   if (const char* p = std::getenv("KFORGE_PTXAS"); p != nullptr && *p) return p;
   std::vector<std::string> dirs;

@@ -7,12 +7,13 @@
 #include <filesystem>
 #include <string>
 
+#include "kforge/jobs/source_kind.hpp"
 #include "nvrtc_compiler.hpp"
 
 namespace kforge::kernels::cuda {
 
 // True when the source's first statement (after blank lines and // comments) is a PTX `.version` directive.
-bool is_ptx_source(const std::string& source);
+using jobs::is_ptx_source;
 
 // The ptxas that is run: $KFORGE_PTXAS, else $CUDA_HOME/bin/ptxas, /usr/local/cuda/bin/ptxas, else "ptxas".
 std::string ptxas_path();

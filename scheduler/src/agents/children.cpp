@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "agents/yaml_values.hpp"
+#include "kforge/jobs/source_kind.hpp"
 #include "kforge/jobs/utf8.hpp"
 
 namespace kforge::scheduler {
@@ -99,6 +100,32 @@ bool read_parents(const YAML::Node& node, const ChildrenRules& rules, AgentChild
   return true;
 }
 
+// `source_kind:` declares the language of the child's source: ptx (cuda backend only; its first statement must
+// be `.version`), or cuda / cpp (not PTX). A wrong declaration is the agent's error, told to it here rather than
+// as a compile error of the wrong compiler.
+bool source_kind_agrees(const YAML::Node& kind, const AgentChild& child, const ChildrenRules& rules,
+                        std::string& reason) {
+  const std::string declared = kind.IsScalar() ? kind.Scalar() : std::string();
+  if (declared != "ptx" && declared != "cuda" && declared != "cpp") {
+    reason = "source_kind: must be ptx, cuda or cpp";
+    return false;
+  }
+  if (child.source.empty()) {
+    reason = "source_kind: " + declared + " without a source";
+    return false;
+  }
+  if (declared == "ptx" && !rules.backend.empty() && rules.backend != "cuda") {
+    reason = "source_kind: ptx needs the cuda backend (this campaign's is " + rules.backend + ")";
+    return false;
+  }
+  if ((declared == "ptx") != jobs::is_ptx_source(child.source)) {
+    reason = declared == "ptx" ? "source_kind: ptx, but the source's first statement is not a PTX .version directive"
+                               : "source_kind: " + declared + ", but the source is PTX (its first statement is .version)";
+    return false;
+  }
+  return true;
+}
+
 // One entry: the child, or the reason it is rejected (reason set, nullopt returned).
 std::optional<AgentChild> child_of(const YAML::Node& entry, const ChildrenRules& rules, std::string& reason) {
   if (!entry.IsMap()) {
@@ -117,6 +144,8 @@ std::optional<AgentChild> child_of(const YAML::Node& entry, const ChildrenRules&
     child.genome = std::move(*parsed);
   }
   if (source && !read_source(source, child, reason)) return std::nullopt;
+  if (const YAML::Node kind = entry["source_kind"]; kind && !source_kind_agrees(kind, child, rules, reason))
+    return std::nullopt;
   if (parents && !read_parents(parents, rules, child, reason)) return std::nullopt;
   if (const YAML::Node rationale = entry["rationale"]; rationale && rationale.IsScalar()) {
     if (!jobs::is_valid_utf8(rationale.Scalar())) {
@@ -188,6 +217,7 @@ ChildrenRules children_rules(const AgentBrief& brief, const SearchSpace& space) 
   ChildrenRules rules;
   rules.space = &space;
   rules.max_children = brief.children_wanted;
+  rules.backend = brief.backend;
   for (const auto& parent : brief.parents) rules.parent_ids.push_back(parent.candidate.id);
   return rules;
 }

@@ -77,6 +77,39 @@ TEST_F(ChildrenFileTest, MissingPartsUnknownParentsAndExtraEntriesAreRejected) {
   EXPECT_NE(reason(file, 3).find("beyond the 3 children asked for"), std::string::npos) << reason(file, 3);
 }
 
+TEST_F(ChildrenFileTest, ADeclaredSourceKindMustMatchTheSourceAndTheBackend) {
+  brief.backend = "cuda";
+  brief.children_wanted = 6;
+  const auto file = parse(R"(children:
+  - source_kind: ptx
+    source: |
+      // an edited kernel
+      .version 8.8
+      .target sm_90a
+  - source_kind: cuda
+    source: "extern \"C\" __global__ void k() {}"
+  - source_kind: ptx
+    source: "extern \"C\" __global__ void k() {}"
+  - source_kind: cuda
+    source: ".version 8.8"
+  - source_kind: fortran
+    source: "x"
+  - source_kind: ptx
+    genome: {MC: 16, ORDER: pji, ALPHA: 0.5}
+)");
+  ASSERT_TRUE(file.ok()) << file.failure;
+  ASSERT_EQ(file.children.size(), 2U);
+  EXPECT_NE(reason(file, 2).find("source_kind: ptx, but the source's first statement is not a PTX .version"),
+            std::string::npos) << reason(file, 2);
+  EXPECT_NE(reason(file, 3).find("source_kind: cuda, but the source is PTX"), std::string::npos) << reason(file, 3);
+  EXPECT_NE(reason(file, 4).find("must be ptx, cuda or cpp"), std::string::npos) << reason(file, 4);
+  EXPECT_NE(reason(file, 5).find("source_kind: ptx without a source"), std::string::npos) << reason(file, 5);
+  brief.backend = "host";
+  const auto host = parse("children:\n  - {source_kind: ptx, source: \".version 8.8\"}\n");
+  EXPECT_NE(reason(host, 0).find("ptx needs the cuda backend (this campaign's is host)"), std::string::npos)
+      << reason(host, 0);
+}
+
 TEST_F(ChildrenFileTest, PartlyGoodFileKeepsTheGoodEntries) {
   const auto file = parse(R"(children:
   - genome: {MC: 99, ORDER: jpi, ALPHA: 0.5}

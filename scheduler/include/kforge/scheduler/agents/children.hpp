@@ -45,6 +45,7 @@ struct ChildrenRules {
   const SearchSpace* space = nullptr;      // genomes must be complete and valid in it (required)
   int max_children = 0;                    // entries beyond this are rejected ("too many children")
   std::vector<std::string> parent_ids;     // the brief's parents: the only ids an entry may name
+  std::string backend;                     // the campaign's: a child declared `source_kind: ptx` needs "cuda"
 };
 
 ChildrenFile parse_children(const std::string& text, const ChildrenRules& rules);
