@@ -1,5 +1,7 @@
 #include "gemm_problem.hpp"
 
+#include "kforge/kernels/input_classes.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cfloat>
@@ -27,8 +29,8 @@ Shape with_inputs(Shape s, std::string inputs) {
 
 float input_scale(const std::string& inputs) {
   if (inputs.empty()) return 1.0f;
-  if (inputs == "huge") return std::ldexp(1.0f, 40);
-  if (inputs == "tiny") return std::ldexp(1.0f, -40);
+  if (inputs == "huge") return std::ldexp(1.0f, input_classes::kGemmScaleExponent);
+  if (inputs == "tiny") return std::ldexp(1.0f, -input_classes::kGemmScaleExponent);
   throw std::invalid_argument("gemm: unknown input class '" + inputs + "'");
 }
 

@@ -67,7 +67,10 @@ SpeedupInterval bootstrap_speedup(const std::vector<double>& ratios, std::uint64
 SpeedupInterval relative_time_effect(const std::vector<double>& relative) {
   constexpr std::uint64_t kEffectSeed = 12;  // fixed: the same archive gives the same intervals every time
   constexpr int kEffectResamples = 2000;
-  return bootstrap_speedup(relative, kEffectSeed, kEffectResamples, 0.95);
+  std::vector<double> positive;  // the bootstrap takes logs: a zero time (possible in a replay cache) has none
+  for (double r : relative)
+    if (std::isfinite(r) && r > 0.0) positive.push_back(r);
+  return bootstrap_speedup(positive, kEffectSeed, kEffectResamples, 0.95);
 }
 
 std::string speedup_verdict(const SpeedupInterval& interval) {

@@ -1,5 +1,7 @@
 #include "host/kda_problem.hpp"
 
+#include "kforge/kernels/input_classes.hpp"
+
 #include <bit>
 #include <sstream>
 #include <stdexcept>
@@ -143,9 +145,10 @@ void apply_input_class(Inputs& in) {
   const std::string& c = in.shape.inputs;
   if (c.empty()) return;
   if (c == "gate_low" || c == "gate_high") {
-    std::fill(in.g.begin(), in.g.end(), c == "gate_low" ? std::log(0.5f) : 0.f);
+    std::fill(in.g.begin(), in.g.end(), c == "gate_low" ? std::log(input_classes::kKdaGateLowerBoundAlpha) : 0.f);
   } else if (c == "v_huge" || c == "v_tiny") {
-    const float scale = std::ldexp(1.f, c == "v_huge" ? 50 : -50);  // a power of two: the scaled values are exact
+    const int exponent = input_classes::kKdaValueScaleExponent;
+    const float scale = std::ldexp(1.f, c == "v_huge" ? exponent : -exponent);
     for (auto& x : in.v) x *= scale;
   } else {
     throw std::invalid_argument("kda (host): unknown input class '" + c + "'");

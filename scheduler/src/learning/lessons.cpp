@@ -80,10 +80,7 @@ std::vector<jobs::ParameterLesson> parameter_lessons(const std::vector<const job
     jobs::ParameterLesson l{key.first, key.second, s.evaluated, s.failed, median(s.times_ms), jobs::kNaN,
                             median(s.relative)};
     if (!s.times_ms.empty()) l.best_ms = *std::min_element(s.times_ms.begin(), s.times_ms.end());
-    std::vector<double> positive;  // the bootstrap takes logs: a zero time (possible in a replay cache) has none
-    for (double r : s.relative)
-      if (std::isfinite(r) && r > 0.0) positive.push_back(r);
-    const SpeedupInterval effect = relative_time_effect(positive);  // the same figures as kforge report's
+    const SpeedupInterval effect = relative_time_effect(s.relative);  // the same figures as kforge report's
     l.relative = effect.estimate, l.ci_low = effect.low, l.ci_high = effect.high;
     out.push_back(std::move(l));
   }

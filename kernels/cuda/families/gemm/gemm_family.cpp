@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "host_data.hpp"
+#include "kforge/kernels/input_classes.hpp"
 
 namespace kforge::kernels::cuda {
 namespace {
@@ -142,7 +143,8 @@ HostCase GemmFamily::make_case(const Problem& problem, std::mt19937_64& rng, boo
   const InputClass inputs = input_class(problem);
   if (inputs != InputClass::ordinary && inputs != InputClass::huge && inputs != InputClass::tiny)
     throw std::invalid_argument("gemm (cuda): no input class " + input_class_name(inputs));
-  const int exponent = inputs == InputClass::huge ? 40 : inputs == InputClass::tiny ? -40 : 0;
+  constexpr int kScale = input_classes::kGemmScaleExponent;
+  const int exponent = inputs == InputClass::huge ? kScale : inputs == InputClass::tiny ? -kScale : 0;
   data->abs_floor = std::ldexp(1e-6, 2 * exponent);
   std::uniform_real_distribution<float> uniform(-1.f, 1.f);
   auto fill = [&](std::size_t count, std::vector<float>& as_float) {

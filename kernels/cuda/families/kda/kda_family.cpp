@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "host_data.hpp"
+#include "kforge/kernels/input_classes.hpp"
 
 namespace kforge::kernels::cuda {
 namespace {
@@ -46,11 +47,13 @@ void fill_inputs(KdaInputs& in, std::mt19937_64& rng) {
 double apply_input_class(KdaInputs& in, InputClass inputs) {
   switch (inputs) {
     case InputClass::ordinary: return 1.0;
-    case InputClass::gate_low: std::fill(in.g.begin(), in.g.end(), std::log(0.5f)); return 1.0;
+    case InputClass::gate_low:
+      std::fill(in.g.begin(), in.g.end(), std::log(input_classes::kKdaGateLowerBoundAlpha));
+      return 1.0;
     case InputClass::gate_high: std::fill(in.g.begin(), in.g.end(), 0.f); return 1.0;
     case InputClass::v_huge:
     case InputClass::v_tiny: {
-      const int exponent = inputs == InputClass::v_huge ? 50 : -50;
+      const int exponent = (inputs == InputClass::v_huge ? 1 : -1) * input_classes::kKdaValueScaleExponent;
       for (auto& x : in.v) x = std::ldexp(x, exponent);
       return std::ldexp(1.0, exponent);
     }

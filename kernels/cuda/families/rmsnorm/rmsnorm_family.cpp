@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "host_data.hpp"
+#include "kforge/kernels/input_classes.hpp"
 
 namespace kforge::kernels::cuda {
 namespace {
@@ -54,7 +55,7 @@ void apply_input_class(RmsnormData& d, InputClass inputs, Bytes& x_bytes) {
     if (inputs == InputClass::zero_rows ? r % 3 != 1 : r % 2 != 0) continue;
     for (int i = 0; i < d.hidden; ++i) {
       const std::size_t n = static_cast<std::size_t>(r) * d.hidden + i;
-      x[n] = float_to_bf16(inputs == InputClass::zero_rows ? 0.f : std::ldexp(d.x[n], 40));  // exact: a power of 2
+      x[n] = float_to_bf16(inputs == InputClass::zero_rows ? 0.f : std::ldexp(d.x[n], input_classes::kRmsnormLargeRowExponent));
       d.x[n] = bf16_to_float(x[n]);
     }
   }

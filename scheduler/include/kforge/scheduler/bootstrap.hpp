@@ -24,7 +24,8 @@ SpeedupInterval bootstrap_speedup(const std::vector<double>& ratios, std::uint64
 
 // A parameter value's effect on time (kforge report's parameter effects and the archive's /lessons/parameters
 // alike): the geometric mean of `relative` (each ok evaluation's time over its target's median ok time) and its
-// 95% interval, from a fixed seed so that one archive always gives the same figures.
+// 95% interval, from a fixed seed so that one archive always gives the same figures. Ratios that are not finite
+// and positive (a zero time) are left out.
 SpeedupInterval relative_time_effect(const std::vector<double>& relative);
 
 // "faster": the whole interval is above 1; "slower": below 1; "not_faster": it includes 1 (or is unknown).
