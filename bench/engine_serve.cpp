@@ -177,6 +177,7 @@ int main(int argc, char** argv) try {
     std::ifstream in(source_file);
     if (!in) throw std::runtime_error("cannot read " + source_file);
     candidate.source.assign(std::istreambuf_iterator<char>(in), {});
+    if (candidate.source.empty()) throw std::runtime_error(source_file + " is empty: no engine source to serve");
   }
   const BatchPolicy policy = batch_policy_from_genome(candidate.genome);
   const fs::path scratch = fs::temp_directory_path() / ("kforge-engine-serve-" + std::to_string(::getpid()));

@@ -23,11 +23,12 @@ from peers.serving import Policy, load_trace, serve, token_agreement  # noqa: E4
 # reference baseline's policy, HostEngineBackend::baseline_policy()).
 PEER_POLICY = Policy(max_batch=16, prefill_chunk=256, decode_first=True)
 # kforge engine genomes for when none is given (hand-picked, not searched: an engine campaign's best goes in with
-# --source/--genome): the gemm family's demo-best blocking, every fusion, prepacked weights, two threads; packed
-# panels with 64-token prefill chunks, and unpacked with 128. The best of them at each concurrency is compared.
+# --source/--genome): every fusion, prepacked weights, two threads, 64-token prefill chunks; 8 x 32 register tiles of
+# 16-float vectors (AVX-512 width), and the gemm family's demo-best 4 x 16 tiles of 8. The best of them at each
+# concurrency is compared.
 _COMMON = ('fuse_qkv=1;fuse_gate_up=1;fold_norm=1;residual_epilogue=1;prepack=1;kv_block=0;threads=2;max_batch=8;'
-           'schedule="decode_first";MC=64;NC=256;KC=256;MR=4;NR=16;VEC=8;UNROLL=2;LOOP_ORDER="jpi";')
-DEFAULT_GENOMES = [_COMMON + "prefill_chunk=64;PACK=1", _COMMON + "prefill_chunk=128;PACK=0"]
+           'schedule="decode_first";MC=64;NC=256;KC=256;LOOP_ORDER="jpi";prefill_chunk=64;PACK=1;')
+DEFAULT_GENOMES = [_COMMON + "MR=8;NR=32;VEC=16;UNROLL=4", _COMMON + "MR=4;NR=16;VEC=8;UNROLL=2"]
 MODEL_KEYS = ["layers", "hidden", "heads", "kv_heads", "head_dim", "mlp_hidden", "vocab", "rope_theta", "norm_eps"]
 
 

@@ -12,7 +12,7 @@ log=$(mktemp)
 trap 'rm -rf "$SRC/runs/engine-host" "$log"' EXIT
 rm -rf runs/engine-host
 bash -euo pipefail -c "$command" | tee "$log"
-grep -Eq '^generation 1 \(2 of 2\)  evaluated 6  ok [1-6] ' "$log"
+grep -Eq '^generation 3 \(4 of 4\)  evaluated 8  ok [1-8] ' "$log"
 grep -Eq '^    output_tokens_per_s [0-9.e+]+ tokens/s$' "$log"
 grep -Eq '^    ttft_p99_ms [0-9.e+]+ ms$' "$log"
 grep -Eq '^  where the time goes \(reported by the engine\):  embed ' "$log"
@@ -20,7 +20,7 @@ build/bin/kforge report runs/engine-host --json > "$log.json"
 /usr/bin/python3 - "$log.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["status_counts"]["ok"] >= 6, r["status_counts"]
+assert r["status_counts"]["ok"] >= 8, r["status_counts"]
 assert r["best"]["speedup_vs_reference"] > 1, r["best"]
 e = r["engine"]["serving"]
 assert e["output_tokens_per_s"]["unit"] == "tokens/s" and e["output_tokens_per_s"]["value"] > 0, e

@@ -8,10 +8,11 @@ BIN=$1 SRC=$2
 source "$SRC/tests/slurm/slurm_test_user.sh" engine
 mkdir "$WORK/home" && chown "$USER_NAME" "$WORK/home"
 mkdir "$WORK/bin" && cp "$BIN/kforge" "$BIN/kforge-eval" "$WORK/bin/" && chmod 755 "$WORK/bin"/*
-sed -e 's/^  layers: 4$/  layers: 2/' -e 's/^  requests: 16$/  requests: 6/' -e 's/^  generations: 2$/  generations: 1/' \
-    -e 's/^  population: 6$/  population: 3/' -e 's/^  offspring: 6$/  offspring: 3/' \
+sed -e 's/^  layers: 4$/  layers: 2/' -e 's/^  requests: 16$/  requests: 6/' -e 's/^  generations: 4$/  generations: 1/' \
+    -e 's/^  population: 8$/  population: 3/' -e 's/^  offspring: 8$/  offspring: 3/' \
     "$SRC/share/examples/engine-host.yaml" > "$WORK/home/engine.yaml"
-grep -q '^  layers: 2$' "$WORK/home/engine.yaml" && grep -q '^  population: 3$' "$WORK/home/engine.yaml"
+grep -q '^  layers: 2$' "$WORK/home/engine.yaml" && grep -q '^  population: 3$' "$WORK/home/engine.yaml" &&
+  grep -q '^  generations: 1$' "$WORK/home/engine.yaml"
 cp "$SRC/site-configs/local-slurm.yaml" "$WORK/home/site.yaml"
 chmod 644 "$WORK/home"/*.yaml
 kf() { (cd "$WORK/home" && setpriv --reuid="$USER_NAME" --regid="$USER_NAME" --init-groups \

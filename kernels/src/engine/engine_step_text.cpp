@@ -1,13 +1,14 @@
-// The engine template's text (engine_template_text.hpp): one forward step (kStep) and the entry point.
+// The engine template's text (engine_template_text.hpp): the step's buffers, norms and projections, one forward
+// step (kStep) and the entry point.
 #include "engine/engine_template_text.hpp"
 
 namespace kforge::kernels::engine::text {
 
-std::string engine_step() {
+std::string engine_step_buffers() {
   return R"ENG(
 
 // ---- one step
-std::vector<float> x, h, inv_rms, proj, mixed, tmp, gu, act, last;
+std::vector<float> x, h, inv_rms, proj, mixed, tmp, gu, act, last, score;
 std::vector<i64> row_slot, row_pos;
 
 // h = RMSNorm(x) * gamma, or with fold_norm only the 1/rms of each row (gamma is inside the next GEMM).
@@ -46,98 +47,11 @@ void residual_matmul(const Linear& l, const float* src, i64 rows) {
     for (i64 i = 0; i < rows * M.hidden; ++i) x[i] += tmp[i];
   }
 }
-
-void rope(float* v, i64 pos) {
-  const i64 half = M.head_dim / 2;
-  const float* c = rope_cos.data() + pos * half;
-  const float* s = rope_sin.data() + pos * half;
-  for (i64 i = 0; i < half; ++i) {
-    const float a = v[i], b = v[i + half];
-    v[i] = a * c[i] - b * s[i];
-    v[i + half] = b * c[i] + a * s[i];
-  }
+)ENG";
 }
 
-void attention(const Layer& L, i64 rows) {
-  const i64 D = M.head_dim, W = M.proj_width, group = M.heads / M.kv_heads;
-  for (i64 r = 0; r < rows; ++r) {  // RoPE, then K and V into the cache at their positions
-    float* q = proj.data() + r * W;
-    for (i64 hd = 0; hd < M.heads; ++hd) rope(q + hd * D, row_pos[r]);
-    float* k = kv_at(false, row_slot[r], L.cache_index, row_pos[r]);
-    float* v = kv_at(true, row_slot[r], L.cache_index, row_pos[r]);
-    std::memcpy(k, q + M.q_width, static_cast<std::size_t>(M.kv_width) * sizeof(float));
-    std::memcpy(v, q + M.q_width + M.kv_width, static_cast<std::size_t>(M.kv_width) * sizeof(float));
-    for (i64 hd = 0; hd < M.kv_heads; ++hd) rope(k + hd * D, row_pos[r]);
-  }
-  mixed.assign(static_cast<std::size_t>(rows * M.q_width), 0.0f);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-  parallel_for(rows * M.heads, [&](i64 begin, i64 end) {
-    std::vector<float> score(static_cast<std::size_t>(M.context));
-    for (i64 item = begin; item < end; ++item) {
-      const i64 r = item / M.heads, hd = item % M.heads, g = hd / group, slot = row_slot[r], pos = row_pos[r];
-      const float* q = proj.data() + r * W + hd * D;
-      float top = -INFINITY;
-      for (i64 p = 0; p <= pos; ++p) {  // causal: the positions up to this token's own
-        const float* k = kv_at(false, slot, L.cache_index, p) + g * D;
-        float dot = 0.0f;
-        for (i64 i = 0; i < D; ++i) dot += q[i] * k[i];
-        score[p] = dot * scale;
-        top = std::max(top, score[p]);
-      }
-      float sum = 0.0f;
-      for (i64 p = 0; p <= pos; ++p) sum += (score[p] = std::exp(score[p] - top));
-      float* o = mixed.data() + r * M.q_width + hd * D;
-      for (i64 p = 0; p <= pos; ++p) {
-        const float wgt = score[p] / sum;
-        const float* v = kv_at(true, slot, L.cache_index, p) + g * D;
-        for (i64 i = 0; i < D; ++i) o[i] += wgt * v[i];
-      }
-    }
-  });
-}
-
-// Kimi Delta Attention: per (sequence, head), token by token, on the slot's D x D state.
-void kda(const Layer& L, const std::vector<i64>& seq_first, const std::vector<i64>& seq_rows) {
-  const i64 D = M.head_dim, W = M.kda_proj_width, QW = M.q_width;
-  const i64 seqs = static_cast<i64>(seq_first.size());
-  mixed.assign(static_cast<std::size_t>(row_slot.size()) * QW, 0.0f);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-  parallel_for(seqs * M.heads, [&](i64 begin, i64 end) {
-    std::vector<float> qn(D), kn(D), alpha(D), delta(D);
-    for (i64 item = begin; item < end; ++item) {
-      const i64 s = item / M.heads, hd = item % M.heads, first = seq_first[s];
-      float* S = kda_state[row_slot[first]].data() + (L.cache_index * M.heads + hd) * D * D;
-      for (i64 r = first; r < first + seq_rows[s]; ++r) {
-        const float* row = proj.data() + r * W;
-        const float *q = row + hd * D, *k = row + QW + hd * D, *v = row + 2 * QW + hd * D, *f = row + 3 * QW + hd * D;
-        float qs = 0.0f, ks = 0.0f;
-        for (i64 i = 0; i < D; ++i) qs += q[i] * q[i], ks += k[i] * k[i];
-        const float qi = 1.0f / std::sqrt(qs + 1e-6f), ki = 1.0f / std::sqrt(ks + 1e-6f);
-        for (i64 i = 0; i < D; ++i) {
-          qn[i] = q[i] * qi;
-          kn[i] = k[i] * ki;
-          const float fi = f[i];  // alpha = exp(-softplus(f)), computed stably
-          alpha[i] = std::exp(-(std::max(fi, 0.0f) + std::log1p(std::exp(-std::fabs(fi)))));
-        }
-        const float beta = 1.0f / (1.0f + std::exp(-row[4 * QW + hd]));
-        for (i64 c = 0; c < D; ++c)
-          for (i64 col = 0; col < D; ++col) S[c * D + col] *= alpha[c];
-        for (i64 col = 0; col < D; ++col) delta[col] = 0.0f;
-        for (i64 c = 0; c < D; ++c)
-          for (i64 col = 0; col < D; ++col) delta[col] += kn[c] * S[c * D + col];
-        for (i64 col = 0; col < D; ++col) delta[col] = beta * (v[col] - delta[col]);
-        float* o = mixed.data() + r * QW + hd * D;
-        for (i64 c = 0; c < D; ++c)
-          for (i64 col = 0; col < D; ++col) S[c * D + col] += kn[c] * delta[col];
-        for (i64 c = 0; c < D; ++c) {
-          const float qc = scale * qn[c];
-          for (i64 col = 0; col < D; ++col) o[col] += qc * S[c * D + col];
-        }
-      }
-    }
-  });
-}
-
+std::string engine_step() {
+  return R"ENG(
 void step(const std::int64_t* args, void* const* buffers) {
   const i64 S = args[1], N = args[2], H = M.hidden;
   const auto* desc = static_cast<const std::int64_t*>(buffers[0]);
@@ -205,11 +119,9 @@ void step(const std::int64_t* args, void* const* buffers) {
     gu.resize(static_cast<std::size_t>(N * 2 * M.mlp));
     project(L.gate_up, src, N, gu.data(), 2 * M.mlp);
     act.resize(static_cast<std::size_t>(N * M.mlp));
-    for (i64 r = 0; r < N; ++r)
-      for (i64 j = 0; j < M.mlp; ++j) {
-        const float g = gu[r * 2 * M.mlp + j], u = gu[r * 2 * M.mlp + M.mlp + j];
-        act[r * M.mlp + j] = g / (1.0f + std::exp(-g)) * u;  // SiLU(gate) * up
-      }
+    parallel_for(N, [&](i64 r0, i64 r1) {  // one exp per element: split like a GEMM
+      for (i64 r = r0; r < r1; ++r) silu_mul(&gu[r * 2 * M.mlp], &gu[r * 2 * M.mlp + M.mlp], &act[r * M.mlp], M.mlp);
+    });
     residual_matmul(L.down, act.data(), N);
     lap(kMlp);
   }
@@ -233,6 +145,9 @@ extern "C" void kforge_engine(const std::int64_t* args, void* const* buffers) {
 )ENG";
 }
 
-std::string engine_body() { return engine_setup() + engine_step(); }
+std::string engine_body() {
+  return engine_threads() + engine_projections() + engine_setup() + engine_step_buffers() + engine_attention() +
+         engine_step();
+}
 
 }  // namespace kforge::kernels::engine::text

@@ -1,5 +1,5 @@
-// The engine template's text (engine_template_text.hpp): the prelude (the genome's constants), the thread pool, the
-// projections on the gemm family's kernel, the weights and caches, and kInit.
+// The engine template's text (engine_template_text.hpp): the prelude (the genome's constants), the model's weights
+// and caches, and kInit.
 #include "engine/engine_template_text.hpp"
 
 namespace kforge::kernels::engine::text {
@@ -14,6 +14,7 @@ std::string engine_prelude(const EngineTemplateParams& p) {
 // One fp32 engine for both architectures (llama; kimi-linear: KDA + attention layers), chosen at kInit. Every
 // projection runs on the gemm family's kernel below (gemm_kernel); the options pick code paths at compile time.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -23,6 +24,8 @@ std::string engine_prelude(const EngineTemplateParams& p) {
 #include <memory>
 #include <mutex>
 #include <thread>
+
+#include <sched.h>
 #include <vector>
 
 namespace {
@@ -47,136 +50,8 @@ constexpr int THREADS = )" +
 
 std::string engine_setup() {
   return R"ENG(
-namespace eng {
 
-using i64 = std::int64_t;
-using clock_type = std::chrono::steady_clock;
 enum OpIndex { kEmbed, kNorm, kQkv, kAttention, kKda, kOProj, kMlp, kLmHead, kOps };
-
-// ---- threads: one persistent worker (THREADS = 2) takes part 1 of every parallel region, the caller part 0.
-struct Pool {
-  std::thread worker;
-  std::mutex m;
-  std::condition_variable cv;
-  std::function<void(int)> task;
-  long posted = 0, finished = 0;
-  void start() {
-    if constexpr (THREADS > 1) worker = std::thread([this] { loop(); });
-  }
-  void loop() {
-    long seen = 0;
-    for (;;) {
-      std::function<void(int)> t;
-      {
-        std::unique_lock<std::mutex> lock(m);
-        cv.wait(lock, [&] { return posted != seen; });
-        seen = posted;
-        t = task;
-      }
-      t(1);
-      {
-        std::lock_guard<std::mutex> lock(m);
-        finished = seen;
-      }
-      cv.notify_all();
-    }
-  }
-  template <typename F>
-  void run(F&& f) {
-    if constexpr (THREADS == 1) {
-      f(0);
-    } else {
-      {
-        std::lock_guard<std::mutex> lock(m);
-        task = f;
-        ++posted;
-      }
-      cv.notify_all();
-      f(0);
-      std::unique_lock<std::mutex> lock(m);
-      cv.wait(lock, [&] { return finished == posted; });
-    }
-  }
-};
-Pool* pool = nullptr;  // never destroyed: the worker blocks in it until the process exits
-
-// f(begin, end) over THREADS contiguous parts of [0, n).
-template <typename F>
-void parallel_for(i64 n, F&& f) {
-  pool->run([&](int part) {
-    const i64 lo = n * part / THREADS, hi = n * (part + 1) / THREADS;
-    if (lo < hi) f(lo, hi);
-  });
-}
-
-// ---- projections on the gemm family's kernel. A Linear holds W [out][in] (Hugging Face's layout) or, prepacked,
-// W^T [in][out]: the K x N matrix gemm_kernel reads as B.
-struct Linear {
-  i64 in = 0, out = 0;
-  std::vector<float> w;
-};
-
-// Several [out_i][in] tensors concatenated along out (a fused projection), each column scaled by gamma (fold_norm).
-Linear make_linear(const std::vector<const float*>& parts, const std::vector<i64>& outs, i64 in, const float* gamma) {
-  Linear l;
-  l.in = in;
-  for (i64 o : outs) l.out += o;
-  std::vector<float> rows(static_cast<std::size_t>(l.out * in));
-  i64 row = 0;
-  for (std::size_t p = 0; p < parts.size(); ++p)
-    for (i64 o = 0; o < outs[p]; ++o, ++row)
-      for (i64 i = 0; i < in; ++i) rows[row * in + i] = parts[p][o * in + i] * (gamma ? gamma[i] : 1.0f);
-  if constexpr (PREPACK) {
-    l.w.resize(rows.size());
-    for (i64 o = 0; o < l.out; ++o)
-      for (i64 i = 0; i < in; ++i) l.w[i * l.out + o] = rows[o * in + i];
-  } else {
-    l.w = std::move(rows);
-  }
-  return l;
-}
-
-std::vector<float> xt_buffer, yt_buffer;  // the unpacked path's transposed activations
-
-// y[M][out] (row stride ldy) = row_scale * (x[M][in] W^T); with residual, y += that instead (the epilogue add).
-void matmul(const Linear& l, const float* x, i64 M, float* y, i64 ldy, const float* row_scale, bool residual) {
-  const i64 K = l.in, N = l.out;
-  auto epilogue = [&](i64 r, i64 c, float v) {
-    const float s = row_scale ? row_scale[r] * v : v;
-    float& dst = y[r * ldy + c];
-    dst = residual ? dst + s : s;
-  };
-  if constexpr (PREPACK) {  // y = x * W^T directly, split by output columns
-    if (!residual && row_scale == nullptr) {
-      parallel_for(N, [&](i64 c0, i64 c1) {
-        gemm_kernel(int(M), int(c1 - c0), int(K), x, int(K), l.w.data() + c0, int(N), y + c0, int(ldy));
-      });
-      return;
-    }
-    yt_buffer.resize(static_cast<std::size_t>(M * N));
-    float* tmp = yt_buffer.data();
-    parallel_for(N, [&](i64 c0, i64 c1) {
-      gemm_kernel(int(M), int(c1 - c0), int(K), x, int(K), l.w.data() + c0, int(N), tmp + c0, int(N));
-      for (i64 r = 0; r < M; ++r)  // this thread's columns, while they are in its cache
-        for (i64 c = c0; c < c1; ++c) epilogue(r, c, tmp[r * N + c]);
-    });
-  } else {  // y^T = W x^T: x transposed first, the result transposed back in the output pass
-    const float* xt = x;
-    if (M > 1) {
-      xt_buffer.resize(static_cast<std::size_t>(K * M));
-      for (i64 r = 0; r < M; ++r)
-        for (i64 k = 0; k < K; ++k) xt_buffer[k * M + r] = x[r * K + k];
-      xt = xt_buffer.data();
-    }
-    yt_buffer.resize(static_cast<std::size_t>(N * M));
-    float* yt = yt_buffer.data();
-    parallel_for(N, [&](i64 n0, i64 n1) {
-      gemm_kernel(int(n1 - n0), int(M), int(K), l.w.data() + n0 * K, int(K), xt, int(M), yt + n0 * M, int(M));
-      for (i64 r = 0; r < M; ++r)
-        for (i64 c = n0; c < n1; ++c) epilogue(r, c, yt[c * M + r]);
-    });
-  }
-}
 
 // ---- the model
 struct Layer {

@@ -9,9 +9,16 @@ namespace kforge::kernels::engine::text {
 // Includes and the genome's constants (the options choose code paths through `if constexpr`).
 std::string engine_prelude(const EngineTemplateParams& p);
 
-// The engine itself: engine_setup() (thread pool, projections, weights, caches, kInit; engine_template_text.cpp)
-// then engine_step() (the forward step and extern "C" kforge_engine; engine_step_text.cpp).
+// The engine itself, in this order: engine_threads() (opens namespace eng; the thread pool) and
+// engine_projections() (every Linear on the gemm family's kernel; engine_projection_text.cpp), engine_setup()
+// (weights, caches, kInit; engine_template_text.cpp), engine_step_buffers() (norms, projections of a step;
+// engine_step_text.cpp), engine_attention() (vector exp, RoPE, attention, KDA; engine_attention_text.cpp),
+// engine_step() (the forward step and extern "C" kforge_engine; engine_step_text.cpp).
+std::string engine_threads();
+std::string engine_projections();
 std::string engine_setup();
+std::string engine_step_buffers();
+std::string engine_attention();
 std::string engine_step();
 std::string engine_body();
 

@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <future>
 
+#include "engine/engine_template_text.hpp"
 #include "engine/engine_tolerance.hpp"
 #include "engine_model_support.hpp"
 
@@ -24,6 +27,14 @@ jobs::Genome genome(int gemm_variant, int fuse_qkv, int fuse_gate_up, int fold_n
     g.params = {{"MC", I{32}},    {"NC", I{64}},  {"KC", I{48}},
                 {"MR", I{4}},     {"NR", I{16}},  {"VEC", I{8}},
                 {"UNROLL", I{2}}, {"PACK", I{1}}, {"LOOP_ORDER", std::string("jpi")}};
+  else if (gemm_variant == 3)  // tiles of 2 rows: the prepacked path puts 2 panels side by side (P_FULL = 2)
+    g.params = {{"MC", I{32}},    {"NC", I{64}},  {"KC", I{48}},
+                {"MR", I{2}},     {"NR", I{16}},  {"VEC", I{8}},
+                {"UNROLL", I{4}}, {"PACK", I{0}}, {"LOOP_ORDER", std::string("jpi")}};
+  else if (gemm_variant == 4)  // 16-float vectors, 8-row tiles (the example campaign's fastest kind)
+    g.params = {{"MC", I{64}},    {"NC", I{256}}, {"KC", I{256}},
+                {"MR", I{8}},     {"NR", I{32}},  {"VEC", I{16}},
+                {"UNROLL", I{4}}, {"PACK", I{1}}, {"LOOP_ORDER", std::string("jpi")}};
   else  // unpacked, scalar, odd tiles
     g.params = {{"MC", I{24}},    {"NC", I{40}},  {"KC", I{20}},
                 {"MR", I{3}},     {"NR", I{5}},   {"VEC", I{1}},
@@ -137,12 +148,20 @@ TEST(EngineTemplate, RenderedEnginesMatchTheReference) {
   auto kimi4 = small_model("kimi-linear", false, 4);
   kimi4.layers = 4;
   kimi4.hidden = 96;
+  // Head dimensions with an unrolled attention kernel (32, 64; 16 above takes the runtime-length one), and an MLP
+  // width that leaves a partial panel of 16 and of 32 columns.
+  auto gqa32 = small_model("llama", false);
+  gqa32.head_dim = 32;
+  gqa32.mlp_hidden = 100;
+  auto kimi64 = small_model("kimi-linear", true, 2);
+  kimi64.heads = 2;
+  kimi64.kv_heads = 1;
+  kimi64.head_dim = 64;
   // Every option value at least once; every genome on a llama and a kimi-linear model.
   const std::vector<Case> cases = {
-      {genome(0, 0, 0, 0, 0, 0, 0, 1), {gqa_untied, kimi2}},
-      {genome(1, 1, 1, 1, 1, 1, 16, 2), {mha_tied, kimi4}},
-      {genome(2, 1, 0, 1, 0, 0, 32, 1), {gqa_untied, kimi4}},
-      {genome(0, 0, 1, 0, 1, 1, 64, 2), {mha_tied, kimi2}},
+      {genome(0, 0, 0, 0, 0, 0, 0, 1), {gqa_untied, kimi2}},  {genome(1, 1, 1, 1, 1, 1, 16, 2), {mha_tied, kimi4}},
+      {genome(2, 1, 0, 1, 0, 0, 32, 1), {gqa_untied, kimi4}}, {genome(0, 0, 1, 0, 1, 1, 64, 2), {mha_tied, kimi2}},
+      {genome(3, 1, 1, 1, 1, 1, 0, 2), {gqa32, kimi64}},      {genome(4, 0, 0, 1, 0, 1, 16, 1), {gqa32, kimi4}},
   };
   std::vector<std::future<AbiEngine>> compiled;  // the compiles run side by side: they are most of the time
   for (std::size_t c = 0; c < cases.size(); ++c)
@@ -173,6 +192,63 @@ TEST(EngineTemplate, Bf16WeightsFailTheTolerance) {
           (std::bit_cast<std::uint32_t>(x) + 0x7fffu + ((std::bit_cast<std::uint32_t>(x) >> 16) & 1u)) & 0xffff0000u);
     run_script(engine, m, rounded, w, false, "bf16 " + m.architecture);
   }
+}
+
+// The engines' vector exp (softmax, SiLU), cut from the template's own text and compiled alone: every 256th float
+// of [-87.3, 88) within 2 ulp of the double exp, and the edges (underflow, overflow, NaN, infinities) kept.
+TEST(EngineTemplate, VectorExpIsWithinTwoUlpAndKeepsTheSpecialValues) {
+  const std::string text = text::engine_attention();
+  const auto begin = text.find("constexpr int AV = 8;"), end = text.find("// v[i] = e^(v[i] - shift)");
+  ASSERT_NE(begin, std::string::npos);
+  ASSERT_NE(end, std::string::npos);
+  const auto dir = work_dir("vexp");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "vexp.cpp") << "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstring>\n"
+                                  << text.substr(begin, end - begin) << R"(
+int main() {
+  double worst = 0.0;
+  long i = 0;
+  for (float x = -87.3f; x < 88.0f; x = std::nextafter(x, 100.0f)) {
+    if (i++ % 256 != 0) continue;
+    float got;
+    const av e = vexp(splat(x));
+    std::memcpy(&got, &e, sizeof got);
+    const double want = std::exp(static_cast<double>(x));
+    const double ulp = std::nextafter(static_cast<float>(want), INFINITY) - static_cast<float>(want);
+    worst = std::fmax(worst, std::fabs(got - want) / ulp);
+  }
+  const float edges[AV] = {-100.0f, -87.4f, 88.5f, NAN, INFINITY, -INFINITY, 0.0f, 1.0f};
+  float out[AV];
+  const av e = vexp(aload(edges));
+  std::memcpy(out, &e, sizeof out);
+  std::printf("%.4f", worst);
+  for (float f : out) std::printf(" %.9g", f);
+  std::printf("\n");
+}
+)";
+  ASSERT_EQ(std::system(("c++ -std=c++17 -O2 -o " + (dir / "vexp").string() + " " + (dir / "vexp.cpp").string() +
+                         " > " + (dir / "compile.log").string() + " 2>&1")
+                            .c_str()),
+            0)
+      << "see " << (dir / "compile.log");
+  FILE* run = ::popen((dir / "vexp").c_str(), "r");
+  ASSERT_NE(run, nullptr);
+  double worst = -1.0;
+  float v[8] = {};
+  const int got =
+      std::fscanf(run, "%lf %f %f %f %f %f %f %f %f", &worst, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+  ::pclose(run);
+  ASSERT_EQ(got, 9);
+  RecordProperty("vexp_worst_ulp", std::to_string(worst));
+  EXPECT_LE(worst, 2.0);
+  EXPECT_EQ(v[0], 0.0f);  // e^-100: below the normal floats
+  EXPECT_EQ(v[1], 0.0f);
+  EXPECT_TRUE(std::isinf(v[2]) && v[2] > 0);
+  EXPECT_TRUE(std::isnan(v[3]));
+  EXPECT_TRUE(std::isinf(v[4]) && v[4] > 0);
+  EXPECT_EQ(v[5], 0.0f);
+  EXPECT_EQ(v[6], 1.0f);
+  EXPECT_NEAR(v[7], 2.718281828f, 1e-6f);
 }
 
 TEST(EngineTemplate, ReferenceEntryPointServesThroughTheAbi) {
