@@ -16,6 +16,11 @@ carries no cache operator or eviction hint yet (so edits stack without being app
   cp_async_prefetch_l2  cp.async.cg.shared.global -> ....global.L2::256B   L2 prefetch size of asynchronous copies
   cp_async_evict_last   a createpolicy L2::evict_last policy as the cache hint of every asynchronous copy
   streaming_stores      st.global.X -> st.global.cs.X      streaming (evict-first) stores of the output
+  unroll_loops          every innermost loop (a label, a body without labels, a conditional branch back to the
+                        label) unrolled twice: the body, the loop test as an exit branch, the body again, the
+                        branch back; no trip count is assumed, so it is legal for any count
+  predicate_branches    a forward conditional branch over at most 12 plain instructions becomes those instructions
+                        under the inverted guard (@!%p): predication instead of a branch, no divergence point
 The cuda backend evaluates a child as a PTX candidate (its first statement is `.version`, kernels/cuda/README.md):
 ptxas assembles it and it is verified and timed as any candidate. Same brief in, same children out. Standard
 library only.
@@ -84,6 +89,75 @@ def streaming_stores(ptx):
     return PLAIN_GLOBAL_STORE.subn("st.global.cs", ptx)
 
 
+LABEL = re.compile(r"^(\$L__\w+):\s*$")
+GUARDED_BRANCH = re.compile(r"^\s*@(!?)(%p\d+)\s+bra(?:\.uni)?\s+(\$L__\w+);\s*$")
+UNROLL_MARK = "$L__kforge_unrolled_"
+MAX_UNROLL_BODY = 200  # lines: larger loops are left alone (code size)
+MAX_PREDICATED = 12  # instructions under one predicated region
+# Instructions left under a branch rather than predicated: control flow, barriers and fences, calls.
+NOT_PREDICABLE = re.compile(r"^\s*(?:@|bra|ret|exit|bar|barrier|membar|fence|call|brx|\.|\{|\}|//)")
+
+
+def unroll_loops(ptx):
+    """Each innermost loop twice over: L: body; @!p bra EXIT; body; @p bra L; EXIT:"""
+    if UNROLL_MARK in ptx:
+        return ptx, 0  # unrolled once already: edits do not repeat
+    lines = ptx.split("\n")
+    out, count, i = [], 0, 0
+    while i < len(lines):
+        label = LABEL.match(lines[i])
+        end = None
+        if label:
+            for j in range(i + 1, min(len(lines), i + 2 + MAX_UNROLL_BODY)):
+                if LABEL.match(lines[j]):
+                    break  # the body holds a label: not an innermost straight-line loop
+                branch = GUARDED_BRANCH.match(lines[j])
+                if branch and branch.group(3) == label.group(1):
+                    end = j
+                    break
+        if end is None or end == i + 1:
+            out.append(lines[i])
+            i += 1
+            continue
+        branch = GUARDED_BRANCH.match(lines[end])
+        negate, pred = branch.group(1), branch.group(2)
+        exit_label = f"{UNROLL_MARK}{count}"
+        body = lines[i + 1:end]
+        out += [lines[i]] + body + [f"\t@{'' if negate else '!'}{pred} bra \t{exit_label};"] + body + [lines[end],
+                                                                                                  f"{exit_label}:"]
+        count += 1
+        i = end + 1
+    return "\n".join(out), count
+
+
+def predicate_branches(ptx):
+    """@p bra L; a; b; L:  ->  @!p a; @!p b; L:  (the label stays: other branches may target it)"""
+    lines = ptx.split("\n")
+    out, count, i = [], 0, 0
+    while i < len(lines):
+        branch = GUARDED_BRANCH.match(lines[i])
+        end = None
+        if branch:
+            for j in range(i + 1, min(len(lines), i + 2 + 2 * MAX_PREDICATED)):
+                target = LABEL.match(lines[j])
+                if target:
+                    end = j if target.group(1) == branch.group(3) else None
+                    break
+        body = lines[i + 1:end] if end else []
+        instructions = [line for line in body if line.strip()]
+        pred = branch.group(2) if branch else ""
+        if (not instructions or len(instructions) > MAX_PREDICATED or
+                any(NOT_PREDICABLE.match(line) or re.search(re.escape(pred) + r"\b", line) for line in instructions)):
+            out.append(lines[i])
+            i += 1
+            continue
+        guard = f"@{'' if branch.group(1) else '!'}{pred} "
+        out += [re.sub(r"^(\s*)", lambda m: m.group(1) + guard, line) if line.strip() else line for line in body]
+        count += 1
+        i = end
+    return "\n".join(out), count
+
+
 EDITS = [
     ("cache_global_cg", cache_global_cg, "global loads cached in L2 only (.cg): operands streamed once stop "
                                          "evicting reused lines from L1"),
@@ -97,6 +171,10 @@ EDITS = [
                                                  "operand tiles re-read by other blocks outlive the streamed output"),
     ("streaming_stores", streaming_stores, "global stores are streaming (.cs, evict first): the output written "
                                            "once does not push operands out of the caches"),
+    ("unroll_loops", unroll_loops, "innermost loops unrolled twice in the PTX (the exit test kept between the "
+                                   "copies): half the taken branches, and ptxas schedules two iterations together"),
+    ("predicate_branches", predicate_branches, "short forward branches replaced by predicated instructions: no "
+                                               "divergence point, the guarded work issues under the predicate"),
 ]
 
 

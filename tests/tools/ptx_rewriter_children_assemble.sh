@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# share/agents/ptx_rewriter.py on real PTX (nvcc -ptx of a small kernel, for sm_90a and sm_100a): every edit
-# applies, changes the PTX, and ptxas assembles each child for its architecture; a malformed child (a load with
+# share/agents/ptx_rewriter.py on real PTX (nvcc -ptx of two small kernels, for sm_90a and sm_100a): every edit
+# applies, changes the PTX as it says, and ptxas assembles each child for its architecture; a malformed child (a load with
 # its operand cut) fails ptxas with its error message, which is what a compile_error would record.
 set -euo pipefail
 SRC=$1
@@ -11,11 +11,15 @@ cat > "$W/k.cu" <<'CU'
 extern "C" __global__ void kforge_axpy(int n, float a, const float* x, const float* y, float* out) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = a * x[i] + y[i];
 }
+extern "C" __global__ void kforge_scale(int n, float a, const float* x, float* out) {  // a short guarded body
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a * x[i];
+}
 CU
 for arch in sm_90a sm_100a; do
   "$BIN/nvcc" -ptx -arch=$arch "$W/k.cu" -o "$W/$arch.ptx"
   python3 "$SRC/share/agents/ptx_rewriter.py" --ptx "$W/$arch.ptx" --out-dir "$W/$arch"
-  for edit in cache_global_cg evict_first_l1 prefetch_l2 streaming_stores; do
+  for edit in cache_global_cg evict_first_l1 prefetch_l2 streaming_stores unroll_loops predicate_branches; do
     child=$W/$arch/$edit.ptx
     ! cmp -s "$child" "$W/$arch.ptx"
     "$BIN/ptxas" -arch=$arch -v "$child" -o "$W/$arch-$edit.cubin" 2> "$W/log"
@@ -26,6 +30,16 @@ for arch in sm_90a sm_100a; do
   grep -q 'ld.global.L1::no_allocate.f32' "$W/$arch/evict_first_l1.ptx"
   grep -Eq 'prefetch.global.L2 \[%rd[0-9]+\+[0-9]+\];' "$W/$arch/prefetch_l2.ptx"
   grep -q 'st.global.cs.f32' "$W/$arch/streaming_stores.ptx"
+  # The grid-stride loop twice over: its exit test between the copies (the loop's own predicate, inverted), the
+  # branch back after the second, both loads twice; the guarded body predicated, its branch gone.
+  u=$W/$arch/unroll_loops.ptx
+  grep -Eq '^\s*@!%p[0-9]+ bra\s+\$L__kforge_unrolled_0;' "$u" && grep -q '^$L__kforge_unrolled_0:' "$u"
+  [[ $(grep -c 'ld.global.f32' "$u") == $(( $(grep -c 'ld.global.f32' "$W/$arch.ptx") + 2 )) ]]
+  pb=$W/$arch/predicate_branches.ptx
+  grep -Eq '^\s*@!%p[0-9]+ st.global.f32' "$pb" && grep -Eq '^\s*@!%p[0-9]+ ld.global.f32' "$pb"
+  [[ $(grep -c ' bra ' "$pb") == $(( $(grep -c ' bra ' "$W/$arch.ptx") - 1 )) ]]
+  python3 "$SRC/share/agents/ptx_rewriter.py" --ptx "$u" --out-dir "$W/again-u"
+  ! grep -q '"unroll_loops"' "$W/again-u/children.json"
   # Edits stack without repeating: a child fed back gets no second .cg.
   python3 "$SRC/share/agents/ptx_rewriter.py" --ptx "$W/$arch/cache_global_cg.ptx" --out-dir "$W/again"
   ! grep -q '"cache_global_cg"' "$W/again/children.json"
