@@ -41,5 +41,8 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cuda_args[@]}" ${KFORGE
   cat build-configure.log; exit 1; }
 # Only what a campaign needs (the demo, the daemon): tests/run-all.sh builds the rest (tests, benchmarks, man pages)
 # before it runs them, so a newcomer sees the demo without waiting for the test binaries.
-cmake --build build -j"$(nproc)" --target kforge kforge-eval kforged
-echo "setup: built build/bin/kforge, build/bin/kforge-eval, build/bin/kforged (tests/run-all.sh builds the tests)"
+targets=(kforge kforge-eval kforged)
+# With the cuda backend: kforge-check-outputs, kforge's verification of an outside kernel (docs/cli.md).
+cmake --build build --target help | grep -q ' kforge-check-outputs$' && targets+=(kforge-check-outputs)
+cmake --build build -j"$(nproc)" --target "${targets[@]}"
+echo "setup: built ${targets[*]/#/build/bin/} (tests/run-all.sh builds the tests)"

@@ -138,11 +138,13 @@ gemm_vs_cublas() {
 }
 
 kda_vs_fla() {
-  local h report kforge_json=$WORK/kda-kforge.json sep=""
+  local shape b t h varlen report kforge_json=$WORK/kda-kforge.json sep=""
   echo "[" > "$kforge_json"
-  for h in 32 64; do
-    report=$(campaign_figures kda-cuda 1 4 "B: 1, T: 8192, H: $h") || return 1
-    echo "$sep{\"H\": $h, \"report\": $report}" >> "$kforge_json"
+  # B T H varlen: 8192 tokens each; the variable-length batch packs sequences of 1, 1365, 2730 and 4096 tokens.
+  for shape in "1 8192 32 0" "1 8192 64 0" "4 2048 32 1"; do
+    read -r b t h varlen <<< "$shape"
+    report=$(campaign_figures kda-cuda 1 4 "B: $b, T: $t, H: $h, varlen: $varlen") || return 1
+    echo "$sep{\"B\": $b, \"T\": $t, \"H\": $h, \"varlen\": $varlen, \"report\": $report}" >> "$kforge_json"
     sep=","
   done
   echo "]" >> "$kforge_json"
@@ -151,6 +153,26 @@ kda_vs_fla() {
   [[ $rc == 3 ]] && mv "$WORK/skip.tmp" "$WORK/skip" && return 0
   cat "$WORK/skip.tmp"
   return $rc
+}
+
+# kforge's verification (every verification case: T = 1, partial chunks, variable-length batches, the gate at both
+# bounds, huge and tiny values; then a variable-length main problem) applied to FLA's chunk_kda, in fp32 and bf16.
+# The step passes when the check ran; FLA's verdicts are its figures (a wrong FLA is a finding, not a broken step).
+kda_fla_output_verified_by_kforge() {
+  local dir=$WORK/kda-outside problem="B=4,T=2048,H=32,varlen=1" rc=0 suffix
+  kforge-check-outputs kda --problem "$problem" --write-inputs "$dir" || return 1
+  python3 "$SRC/bench/gpu_acceptance_torch.py" kda-outputs "$dir" "$SRC/.whl" > /dev/null 2> "$WORK/skip.tmp" || rc=$?
+  [[ $rc == 3 ]] && mv "$WORK/skip.tmp" "$WORK/skip" && return 0
+  cat "$WORK/skip.tmp"
+  ((rc == 0)) || return $rc
+  for suffix in "" -bf16; do  # FLA's fp32 outputs in $dir, its bf16 ones in $dir-bf16
+    rc=0
+    kforge-check-outputs kda --problem "$problem" --check "$dir$suffix" > "$WORK/check$suffix.json" || rc=$?
+    ((rc <= 1)) || return 1
+  done
+  python3 -c 'import json, sys; print(json.dumps({"problem": sys.argv[1], "fla_fp32": json.load(open(sys.argv[2])),
+              "fla_bf16": json.load(open(sys.argv[3]))}))' "$problem" "$WORK/check.json" "$WORK/check-bf16.json" \
+    > "$FIGURES"
 }
 
 rmsnorm_vs_peak_and_torch() {
@@ -163,10 +185,7 @@ step gpu_tests 150 gpu_tests
 step example_campaigns 150 example_campaigns
 step gemm_vs_cublas 120 gemm_vs_cublas
 step kda_vs_fla 90 kda_vs_fla
-# What issue 14 asks of the KDA comparison that kforge cannot do yet: skipped with why, on every machine, so the
-# summary never reads as if they had run.
-record kda_varlen_batch skipped 0 "not built yet: the kda family's entry point takes B sequences of one length T (no cu_seqlens argument)"
-record kda_fla_output_verified_by_kforge skipped 0 "not built yet: kforge-eval cannot verify an external kernel's output; kda_vs_fla checks only that FLA's output is finite"
+step kda_fla_output_verified_by_kforge 100 kda_fla_output_verified_by_kforge
 step rmsnorm_vs_peak_and_torch 45 rmsnorm_vs_peak_and_torch
 
 python3 "$SRC/bench/gpu_acceptance_step.py" --summary "$STEPS" "$((SECONDS - START))" "$BUDGET_S" "$GPU_INFO" \

@@ -2,6 +2,7 @@
 """Baselines of bench/gpu-acceptance.sh timed in PyTorch, beside kforge's own figures of the same run.
 
   gpu_acceptance_torch.py kda KFORGE_REPORTS.json WHEEL_DIR   FLA chunk_kda (fla-core, installed from WHEEL_DIR)
+  gpu_acceptance_torch.py kda-outputs CASES_DIR WHEEL_DIR      FLA's outputs on kforge-check-outputs' cases
   gpu_acceptance_torch.py rmsnorm KFORGE_REPORT.json          torch rms_norm, and kforge's best in GB/s vs 4.8 TB/s
 Timing as kforge's harness does it: L2 flushed (256 MiB written) before each launch, warm-up, median of 25
 CUDA-event samples; SM clock reported. Prints JSON; exit 3 with the reason on stderr when a baseline cannot run.
@@ -50,7 +51,16 @@ def kforge_best_ms(report):
     return report.get("best", {}).get("time_ms")
 
 
-def kda(reports_path, wheel_dir):
+def sequence_starts(b, t, varlen):
+    """kforge's kda_sequence_starts (kernels/cuda/families/kda/kda_reference.cpp): B + 1 packed offsets."""
+    starts, weights = [0], b * (b - 1) // 2
+    for i in range(b):
+        starts.append(starts[-1] + (t if not varlen or b == 1 else 1 + (b * t - b) * i // weights))
+    starts[b] = b * t  # the last sequence takes what rounding left
+    return starts
+
+
+def load_chunk_kda(wheel_dir):
     import torch  # noqa: PLC0415  (the GPU image has it; the step is skipped without it)
     need(torch.cuda.is_available(), "no CUDA device visible to torch")
     site = "/tmp/kforge-fla-site"
@@ -63,19 +73,55 @@ def kda(reports_path, wheel_dir):
         from fla.ops.kda import chunk_kda  # noqa: PLC0415
     except ImportError as e:
         need(False, f"fla-core is not importable ({e}); put its wheel in {wheel_dir} (docs/gpu-bundle.md)")
+    return torch, chunk_kda
+
+
+def kda_outputs(cases_dir, wheel_dir):
+    """FLA's chunk_kda on every case kforge-check-outputs wrote (its layout: share/examples/kda_outputs_numpy.py),
+    in fp32 (outputs in CASES_DIR) and with q, k, v, beta in bf16 (outputs in CASES_DIR-bf16), for --check."""
+    torch, chunk_kda = load_chunk_kda(wheel_dir)
+    import numpy as np  # noqa: PLC0415
+    with open(os.path.join(cases_dir, "cases.json"), encoding="utf-8") as f:
+        cases = json.load(f)["cases"]
+    for case in cases:
+        files = [os.path.join(cases_dir, x["file"]) for x in case["inputs"]]
+        h = case["problem"]["H"]
+        load = lambda path, dtype: torch.from_numpy(np.fromfile(path, dtype=dtype)).cuda()  # noqa: E731
+        q, k, v, g = (load(path, "<f4").view(1, -1, h, 128) for path in files[:4])
+        beta = load(files[4], "<f4").view(1, -1, h)
+        cu_seqlens = load(files[5], "<i4").long()  # every case is packed, equal lengths too
+        for suffix, dtype in (("", torch.float32), ("-bf16", torch.bfloat16)):
+            o, state = chunk_kda(q.to(dtype), k.to(dtype), v.to(dtype), g, beta.to(dtype), scale=128 ** -0.5,
+                                 output_final_state=True, cu_seqlens=cu_seqlens)
+            folder = os.path.join(cases_dir + suffix, case["name"])
+            os.makedirs(folder, exist_ok=True)
+            for out, spec in zip((o, state), case["outputs"]):
+                out.float().contiguous().cpu().numpy().astype("<f4").tofile(
+                    os.path.join(folder, os.path.basename(spec["file"])))
+    return {"cases": len(cases), "precisions": {"fp32": cases_dir, "bf16": cases_dir + "-bf16"}}
+
+
+def kda(reports_path, wheel_dir):
+    torch, chunk_kda = load_chunk_kda(wheel_dir)
     with open(reports_path, encoding="utf-8") as f:
         ours = json.load(f)
     rows = []
     for entry in ours:
-        h, t, d = entry["H"], 8192, 128
-        q, k, v = (torch.randn(1, t, h, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+        b, t, h, d, varlen = entry["B"], entry["T"], entry["H"], 128, bool(entry.get("varlen"))
+        # FLA packs a batch as one sequence of all tokens plus cu_seqlens; equal lengths need no cu_seqlens.
+        starts = sequence_starts(b, t, varlen)
+        cu_seqlens = torch.tensor(starts, device="cuda", dtype=torch.long) if varlen else None
+        shape = (1, b * t) if varlen else (b, t)
+        q, k, v = (torch.randn(*shape, h, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
         k = torch.nn.functional.normalize(k.float(), dim=-1).to(torch.bfloat16)
-        g = -torch.rand(1, t, h, d, device="cuda", dtype=torch.float32) * 0.1
-        beta = torch.rand(1, t, h, device="cuda", dtype=torch.bfloat16)
-        fla = timed_ms(torch, lambda: chunk_kda(q, k, v, g, beta))
-        out = chunk_kda(q, k, v, g, beta)[0]
+        g = -torch.rand(*shape, h, d, device="cuda", dtype=torch.float32) * 0.1
+        beta = torch.rand(*shape, h, device="cuda", dtype=torch.bfloat16)
+        run = lambda: chunk_kda(q, k, v, g, beta, cu_seqlens=cu_seqlens)  # noqa: E731
+        fla = timed_ms(torch, run)
+        out = run()[0]
         ms = kforge_best_ms(entry["report"])
-        rows.append({"B": 1, "T": t, "H": h, "D": d, "fla_chunk_kda": fla, "kforge_best_ms": ms,
+        rows.append({"B": b, "T": t, "H": h, "D": d, "varlen": varlen, "sequence_lengths":
+                     [starts[i + 1] - starts[i] for i in range(b)], "fla_chunk_kda": fla, "kforge_best_ms": ms,
                      "speed_vs_fla": fla["median_ms"] / ms if ms else None,
                      "fla_output_finite": bool(torch.isfinite(out).all().item())})
     # Not like for like in precision: kforge's kda family computes in fp32 (fp32 inputs), FLA here in bf16.
@@ -108,6 +154,8 @@ if __name__ == "__main__":
         need(False, f"torch is not importable: {e}")
     if len(sys.argv) == 4 and sys.argv[1] == "kda":
         print(json.dumps(kda(sys.argv[2], sys.argv[3])))
+    elif len(sys.argv) == 4 and sys.argv[1] == "kda-outputs":
+        print(json.dumps(kda_outputs(sys.argv[2], sys.argv[3])))
     elif len(sys.argv) == 3 and sys.argv[1] == "rmsnorm":
         print(json.dumps(rmsnorm(sys.argv[2])))
     else:

@@ -3,7 +3,7 @@
 # Boost, OpenMPI or Slurm installed there), docs/gpu-bundle.md.
 #   usage: tools/gpu-bundle.sh [--no-build] [BUILD_DIR [BUNDLE_DIR]]   (defaults: build, BUILD_DIR/gpu-bundle)
 # --no-build takes the binaries as they are in BUILD_DIR/bin (the test suite's use: the build just ran).
-# Layout: bin/ (kforge, kforge-eval, mpirun), tests/ (the gpu-labelled test binaries), lib/ (every shared library
+# Layout: bin/ (kforge, kforge-eval, kforge-check-outputs, mpirun), tests/ (the gpu-labelled test binaries), lib/ (every shared library
 # they need except glibc's, the NVIDIA driver's and the CUDA toolkit's; OpenMPI's and PMIx's plugins under
 # lib/openmpi and lib/pmix), share/ (OpenMPI's help texts, the example campaigns), etc/, env.sh.
 # Every ELF gets the RUNPATH $ORIGIN/../lib. NVRTC and cuBLAS are dlopen()ed from the machine's toolkit and
@@ -17,7 +17,7 @@ if [[ ${1:-} == --no-build ]]; then BUILD_FIRST=0; shift; fi
 BUILD=$(realpath "${1:-build}")
 OUT=${2:-$BUILD/gpu-bundle}
 MAX_BYTES=$((48 * 1024 * 1024))
-BINARIES=(kforge kforge-eval)
+BINARIES=(kforge kforge-eval kforge-check-outputs)
 GPU_TESTS=(kforge_kernels_cuda_gpu_test kforge_kernels_cuda_isolation_test)
 MPI_LIBDIR=/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3
 PMIX_PLUGINS=/usr/lib/x86_64-linux-gnu/pmix2/lib/pmix

@@ -18,7 +18,7 @@ import re
 import subprocess
 import sys
 
-BINARIES = ("kforge", "kforged", "kforge-eval")
+BINARIES = ("kforge", "kforged", "kforge-eval", "kforge-check-outputs")
 HELP_OPTION = re.compile(r"^\s+(?:-\w \[ )?--([\w-]+)")
 SYNOPSIS_OPTION = re.compile(r"--([\w-]+)")
 

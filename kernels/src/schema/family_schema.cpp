@@ -150,7 +150,7 @@ FamilySchema cuda_kda() {
   s.parameters = {int_choice("CHUNK", {16, 32, 64}), int_choice("BV", {16, 32, 64, 128}),
                   int_choice("WARPS", {2, 4, 8, 16}), int_choice("STAGES", {1, 2, 3})};
   s.problem = {key("B", 1, 1, 65535), key("T", 8192, 1, std::int64_t{1} << 31), key("H", 32, 1, 65535),
-               key("D", 128, 128, 128)};
+               key("D", 128, 128, 128), key("varlen", 0, 0, 1)};
   s.baselines = {"reference"};
   s.targets = cuda_targets();
   s.memory = MemoryBudget::device_memory;

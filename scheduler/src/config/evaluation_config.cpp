@@ -9,13 +9,14 @@ namespace kforge::scheduler::config_detail {
 namespace {
 
 std::map<std::string, std::int64_t> read_problem(const MapReader& evaluation) {
-  const std::string allowed = "a mapping NAME: size with integer sizes >= 1, e.g. {M: 384, N: 384, K: 384}";
+  const std::string allowed = "a mapping NAME: size with integer sizes >= 0 (each family's keys have their own range), e.g. {M: 384, N: 384, K: 384}";
   MapReader problem = evaluation.section("problem", {});
   std::map<std::string, std::int64_t> sizes;
   for (const auto& [name, value] : problem.entries()) {
     const std::string& n = name.Scalar();
     if (!is_identifier(n)) problem.fail_at(name, problem.key_path(n), "'" + n + "' is not an identifier", allowed);
-    sizes[n] = problem.get_int64(n, 0, int_at_least(1));
+    // The family's schema checks each key's own range (check_problem); a flag such as varlen may be 0.
+    sizes[n] = problem.get_int64(n, 0, int_at_least(0));
   }
   return sizes;
 }

@@ -37,8 +37,9 @@ TEST(CudaFamilySchema, ProblemDefaultsAndBoundsAgreeWithTheFamilies) {
     const FamilySchema& s = *find_family_schema("cuda", name);
     const cuda::Problem defaults = family->problem(jobs::EvalSettings{});
     ProblemSizes expected = s.problem_with_defaults({});
-    for (const auto& k : s.problem)  // a fixed size (kda's D = 128) is accepted but not listed by the family
-      if (k.min == k.max && !defaults.count(k.name)) expected.erase(k.name);
+    // A fixed size (kda's D = 128) or a flag left at its default (kda's varlen 0) is accepted but not listed.
+    for (const auto& k : s.problem)
+      if ((k.min == k.max || k.default_value == k.min) && !defaults.count(k.name)) expected.erase(k.name);
     EXPECT_EQ(expected, ProblemSizes(defaults.begin(), defaults.end()));
     for (const auto& k : s.problem) {
       jobs::EvalSettings settings;

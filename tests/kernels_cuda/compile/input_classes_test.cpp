@@ -28,7 +28,8 @@ TEST(CudaInputClasses, EveryFamilyChecksItsClasses) {
             (std::vector<InputClass>{InputClass::huge, InputClass::tiny}));
   EXPECT_EQ(
       classes_of(KdaFamily{}, KdaFamily{}.problem(none)),
-      (std::vector<InputClass>{InputClass::gate_low, InputClass::gate_high, InputClass::v_huge, InputClass::v_tiny}));
+      (std::vector<InputClass>{InputClass::gate_low, InputClass::gate_low, InputClass::gate_high, InputClass::v_huge,
+                               InputClass::v_tiny}));  // the first gate_low is a variable-length batch
   EXPECT_EQ(classes_of(RmsnormFamily{}, RmsnormFamily{}.problem(none)),
             (std::vector<InputClass>{InputClass::zero_rows, InputClass::large_rows}));
   EXPECT_EQ(problem_text(with_inputs({{"M", 1}}, InputClass::gate_low)), "M=1 inputs=gate_low");

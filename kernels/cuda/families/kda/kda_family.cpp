@@ -19,7 +19,7 @@ std::int64_t shared_floats(std::int64_t chunk, std::int64_t bv, std::int64_t sta
 
 // q and k of unit length (as KDA's in-kernel L2 norm makes them), v in [-1, 1], alpha in [0.5, 1), beta in (0, 1).
 void fill_inputs(KdaInputs& in, std::mt19937_64& rng) {
-  const std::size_t rows = static_cast<std::size_t>(in.B) * in.T * in.H;
+  const std::size_t rows = in.tokens() * in.H;
   std::normal_distribution<float> normal(0.f, 1.f);
   std::uniform_real_distribution<float> unit(0.f, 1.f);
   auto unit_rows = [&](std::vector<float>& x) {
@@ -68,17 +68,21 @@ CheckOutcome check_kda(const KdaInputs& in, const std::vector<float>& o, const s
   std::vector<double> ref_o, ref_state;
   auto check_head = [&](int b, int h) {
     kda_reference_head(in, b, h, ref_o, ref_state);
-    auto where = [&](const char* what, int t, int col) {
-      return [=] {
+    // The evidence text is made only for a failing element; the closure holds plain numbers, never a copy of `in`
+    // (which it would copy, inputs and all, for every element checked).
+    const std::string shape = "B=" + std::to_string(in.B) + " T=" + std::to_string(in.T) + " H=" +
+                              std::to_string(in.H) + (in.starts.empty() ? "" : " varlen, this sequence " +
+                              std::to_string(in.length(b)) + " tokens from " + std::to_string(in.start(b)));
+    auto where = [&shape, b, h](const char* what, int t, int col) {
+      return [&shape, what, b, h, t, col] {
         return std::string(what) + " [b=" + std::to_string(b) + ", t=" + std::to_string(t) + ", h=" +
-               std::to_string(h) + ", " + std::to_string(col) + "] (B=" + std::to_string(in.B) + " T=" +
-               std::to_string(in.T) + " H=" + std::to_string(in.H) + ")";
+               std::to_string(h) + ", " + std::to_string(col) + "] (" + shape + ")";
       };
     };
-    for (int t = 0; t < in.T; ++t)
+    for (int t = 0; t < in.length(b); ++t)
       for (int col = 0; col < D; ++col) {
         const double ref = ref_o[static_cast<std::size_t>(t) * D + col];
-        const float got = o[((static_cast<std::size_t>(b) * in.T + t) * in.H + h) * D + col];
+        const float got = o[((static_cast<std::size_t>(in.start(b)) + t) * in.H + h) * D + col];
         if (!check.element(got, ref, abs_tolerance + 1e-3 * std::fabs(ref), where("o", t, col))) return false;
       }
     for (int c = 0; c < D; ++c)
@@ -132,9 +136,13 @@ Problem KdaFamily::problem(const jobs::EvalSettings& settings) const {
   Problem p{{"B", 1}, {"T", 8192}, {"H", 32}};
   for (const auto& [name, value] : settings.problem) {
     if (name == "D" && value == D) continue;
+    if (name == "varlen" && (value == 0 || value == 1)) {
+      if (value == 1) p[name] = 1;  // equal lengths are the problem without the key
+      continue;
+    }
     if (!p.count(name))
       throw std::invalid_argument("kda (cuda): unknown problem size " + name + "=" + std::to_string(value) +
-                                  " (B, T, H; D must be 128)");
+                                  " (B, T, H, varlen 0 or 1; D must be 128)");
     p[name] = value;
   }
   if (p["B"] <= 0 || p["T"] <= 0 || p["H"] <= 0 || p["H"] > 65535 || p["B"] > 65535 ||
@@ -147,6 +155,8 @@ std::vector<Problem> KdaFamily::verification_problems(const Problem&) const {
   return {{{"B", 1}, {"T", 1}, {"H", 1}},
           {{"B", 1}, {"T", 37}, {"H", 2}},
           {{"B", 2}, {"T", 200}, {"H", 3}},
+          {{"B", 3}, {"T", 90}, {"H", 2}, {"varlen", 1}},  // sequences of 1, 90 and 179 tokens in one batch
+          with_inputs({{"B", 4}, {"T", 50}, {"H", 1}, {"varlen", 1}}, InputClass::gate_low),
           with_inputs({{"B", 1}, {"T", 200}, {"H", 2}}, InputClass::gate_low),  // T: longer than any chunk
           with_inputs({{"B", 1}, {"T", 200}, {"H", 1}}, InputClass::gate_high),
           with_inputs({{"B", 1}, {"T", 77}, {"H", 1}}, InputClass::v_huge),
@@ -176,16 +186,19 @@ HostCase KdaFamily::make_case(const Problem& problem, std::mt19937_64& rng, bool
   in->B = static_cast<int>(problem_value(problem, "B"));
   in->T = static_cast<int>(problem_value(problem, "T"));
   in->H = static_cast<int>(problem_value(problem, "H"));
+  const bool varlen = problem.count("varlen") && problem.at("varlen") != 0;
+  const std::vector<int> starts = kda_sequence_starts(in->B, in->T, varlen);
+  if (varlen) in->starts = starts;
   fill_inputs(*in, rng);
   const double abs_tolerance = 1e-3 * apply_input_class(*in, input_class(problem));
   HostCase c;
   c.problem = problem;
-  c.inputs = {to_bytes(in->q), to_bytes(in->k), to_bytes(in->v), to_bytes(in->g), to_bytes(in->beta)};
+  c.inputs = {to_bytes(in->q), to_bytes(in->k), to_bytes(in->v), to_bytes(in->g), to_bytes(in->beta), to_bytes(starts)};
   c.output_bytes = {in->q.size() * sizeof(float), static_cast<std::size_t>(in->B) * in->H * D * D * sizeof(float)};
   c.args = [in](const std::vector<std::uint64_t>& i, const std::vector<std::uint64_t>& o) {
     KernelArgs a;
-    for (int n = 0; n < 5; ++n) a.pointer(i.at(n));
-    a.pointer(o.at(0)).pointer(o.at(1)).i32(in->T).i32(in->H);
+    for (int n = 0; n < 6; ++n) a.pointer(i.at(n));  // q k v g beta cu_seqlens
+    a.pointer(o.at(0)).pointer(o.at(1)).i32(in->H);
     return a;
   };
   const std::uint64_t seed = rng();

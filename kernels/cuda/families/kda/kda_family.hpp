@@ -1,19 +1,31 @@
 #pragma once
 // kda: chunked Kimi Delta Attention forward (see kda_source.cpp for the algorithm), fp32, head dim 128.
 // Parameters (share/examples/kda-cuda.yaml): CHUNK tokens per chunk, BV value columns per block, WARPS per
-// block, STAGES chunks in flight (cp.async). Problem: B, T, H (and D, which must be 128).
+// block, STAGES chunks in flight (cp.async). Problem: B, T, H (and D, which must be 128), varlen (0 or 1: B
+// sequences of different lengths, kda_sequence_starts, packed as FLA's cu_seqlens).
 #include "family.hpp"
 
 namespace kforge::kernels::cuda {
 
 const char* kda_kernel_body();  // kda_source.cpp
 
-// The per-token recurrence in double for one (batch, head): o [T][D] and the final state [D][D].
-// Layouts as the kernel's: x[((b*T + t)*H + h)*D + c], beta[(b*T + t)*H + h].
+// Where each of B sequences starts in the packed batch (B + 1 entries, the last the token count): B * T tokens
+// in all. Equal lengths: 0, T, 2T, ... With `varlen`, sequence b gets 1 + (B*T - B) * b / (B(B-1)/2) tokens
+// (sequence 0 one token, then longer and longer ones; the last takes what rounding left), so a variable-length
+// batch has the work of the equal-length one. bench/gpu_acceptance_torch.py repeats this for FLA's cu_seqlens.
+std::vector<int> kda_sequence_starts(int B, int T, bool varlen);
+
+// The per-token recurrence in double for one (sequence, head): o [T_b][D] and the final state [D][D].
+// Layouts as the kernel's: x[((start_b + t)*H + h)*D + c], beta[(start_b + t)*H + h]; `starts` empty means
+// equal lengths T (start_b = b*T).
 struct KdaInputs {
   int B = 0, T = 0, H = 0;
   static constexpr int D = 128;
+  std::vector<int> starts;
   std::vector<float> q, k, v, g, beta;
+  int start(int b) const { return starts.empty() ? b * T : starts[b]; }
+  int length(int b) const { return starts.empty() ? T : starts[b + 1] - starts[b]; }
+  std::size_t tokens() const { return static_cast<std::size_t>(start(B)); }
 };
 void kda_reference_head(const KdaInputs& in, int b, int h, std::vector<double>& o, std::vector<double>& state);
 

@@ -1,18 +1,29 @@
 // The KDA reference: the per-token recurrence, exactly as field-facts.md states it, in double precision.
 #include <cmath>
+#include <cstdint>
 
 #include "kda/kda_family.hpp"
 
 namespace kforge::kernels::cuda {
 
+std::vector<int> kda_sequence_starts(int B, int T, bool varlen) {
+  std::vector<int> starts(static_cast<std::size_t>(B) + 1, 0);
+  const std::int64_t total = static_cast<std::int64_t>(B) * T, weights = static_cast<std::int64_t>(B) * (B - 1) / 2;
+  for (int b = 0; b < B; ++b)
+    starts[b + 1] = starts[b] + (!varlen || B == 1 ? T : static_cast<int>(1 + (total - B) * b / weights));
+  starts[B] = static_cast<int>(total);  // the last sequence takes what rounding left
+  return starts;
+}
+
 void kda_reference_head(const KdaInputs& in, int b, int h, std::vector<double>& o, std::vector<double>& state) {
   constexpr int D = KdaInputs::D;
   const double scale = 1.0 / std::sqrt(static_cast<double>(D));
   state.assign(static_cast<std::size_t>(D) * D, 0.0);  // [key c][value col]
-  o.assign(static_cast<std::size_t>(in.T) * D, 0.0);
+  const int T = in.length(b);
+  o.assign(static_cast<std::size_t>(T) * D, 0.0);
   std::vector<double> k_s(D);
-  for (int t = 0; t < in.T; ++t) {
-    const std::size_t row = (static_cast<std::size_t>(b) * in.T + t) * in.H + h;
+  for (int t = 0; t < T; ++t) {
+    const std::size_t row = (static_cast<std::size_t>(in.start(b)) + t) * in.H + h;
     const float* q = in.q.data() + row * D;
     const float* k = in.k.data() + row * D;
     const float* v = in.v.data() + row * D;

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""An outside KDA implementation for kforge-check-outputs (docs/cli.md): reads DIR/cases.json and each case's
+input files, writes its outputs. The per-token recurrence in float64 with numpy, so every case should pass.
+
+  usage: kda_outputs_numpy.py DIR
+
+Files (little-endian, kforge's kda layout): input-0..3 q, k, v, g float32 [tokens, H, 128]; input-4 beta
+float32 [tokens, H]; input-5 cu_seqlens int32 [B + 1] (sequence b is tokens cu_seqlens[b] .. cu_seqlens[b+1]-1);
+output-0 o float32 [tokens, H, 128]; output-1 each sequence's final state float32 [B, H, 128 (key), 128 (value)].
+"""
+import json
+import os
+import sys
+
+import numpy as np
+
+D = 128
+
+
+def kda_case(case, root):
+    files = [os.path.join(root, f["file"]) for f in case["inputs"]]
+    cu = np.fromfile(files[5], dtype="<i4")
+    H = case["problem"]["H"]
+    q, k, v, g = (np.fromfile(f, dtype="<f4").astype(np.float64).reshape(-1, H, D) for f in files[:4])
+    beta = np.fromfile(files[4], dtype="<f4").astype(np.float64).reshape(-1, H)
+    o = np.zeros_like(q)
+    states = np.zeros((len(cu) - 1, H, D, D))
+    for b in range(len(cu) - 1):
+        S = np.zeros((H, D, D))  # [head][key][value]
+        for t in range(cu[b], cu[b + 1]):
+            S *= np.exp(g[t])[:, :, None]  # S <- Diag(alpha_t) S
+            ks = np.einsum("hc,hcv->hv", k[t], S)
+            S += k[t][:, :, None] * (beta[t][:, None] * (v[t] - ks))[:, None, :]
+            o[t] = np.einsum("hc,hcv->hv", q[t] / np.sqrt(D), S)
+        states[b] = S
+    return [o.astype("<f4"), states.astype("<f4")]
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    root = sys.argv[1]
+    with open(os.path.join(root, "cases.json"), encoding="utf-8") as f:
+        cases = json.load(f)
+    if cases["family"] != "kda":
+        sys.exit(f"kda_outputs_numpy.py: {root}/cases.json is of family {cases['family']}, not kda")
+    for case in cases["cases"]:
+        for out, spec in zip(kda_case(case, root), case["outputs"]):
+            out.tofile(os.path.join(root, spec["file"]))
+    print(f"kda_outputs_numpy.py: outputs of {len(cases['cases'])} cases written in {root}")
+
+
+if __name__ == "__main__":
+    main()
