@@ -111,11 +111,30 @@ void check_engine_weights(const CampaignConfig& campaign) {
   }
 }
 
+// search.initial: each genome's values were checked against the lists when it was read; here the constraints,
+// naming the first one it breaks.
+void check_initial_genomes(const CampaignConfig& campaign, const SearchSpace& space) {
+  for (std::size_t i = 0; i < campaign.search.initial.size(); ++i) {
+    const auto& initial = campaign.search.initial[i];
+    if (space.contains(initial.genome)) continue;
+    std::string broken;
+    for (const ConstraintSpec& c : campaign.space.constraints) {
+      if (SearchSpace(SpaceSpec{campaign.space.parameters, {c}}).contains(initial.genome)) continue;
+      broken = c.expression;
+      break;
+    }
+    throw ConfigError(initial.where, "search.initial[" + std::to_string(i) + "]",
+                      initial.genome.to_text() + " breaks the constraint " + (broken.empty() ? "?" : "\"" + broken + "\""),
+                      "a genome for which every space.constraints entry holds");
+  }
+}
+
 SearchSpace validate_campaign(const CampaignConfig& campaign, const SiteConfig& site) {
   check_campaign_against_family(campaign, site);
   check_engine_weights(campaign);
   SearchSpace space(campaign.space);  // constraint syntax and names, at the constraint's location
   check_space_satisfiable(campaign, space);
+  check_initial_genomes(campaign, space);
   check_site_serves_campaign(site, campaign);
   return space;
 }

@@ -118,8 +118,11 @@ std::vector<jobs::Candidate> breed_island(const CampaignConfig& campaign, const 
   const bool evolutionary = campaign.search.strategy == "evolutionary";
   if (generation == 0) {
     int count = std::max(campaign.search.population, campaign.search.offspring);
-    // Engines built on the best kernels of earlier gemm campaigns come first (engine.kernels_from).
-    children = imported_kernel_candidates(campaign, space, tmpl, island, seen, rng);
+    // The genomes the user wrote (search.initial) come first, then engines built on the best kernels of earlier
+    // gemm campaigns (engine.kernels_from).
+    children = initial_genome_candidates(campaign.search, tmpl, island, seen);
+    auto imported = imported_kernel_candidates(campaign, space, tmpl, island, seen, rng);
+    children.insert(children.end(), imported.begin(), imported.end());
     count = std::max(0, count - static_cast<int>(children.size()));
     auto fresh = evolutionary ? initial_candidates(space, count, tmpl, island, seen, rng)
                               : strategy_children(campaign, space, archive, generation, island, count, seen);

@@ -63,7 +63,7 @@ SearchSpec read_search(const MapReader& top) {
   MapReader search = top.section("search", {"generations", "population", "offspring", "elite", "tournament",
                                             "mutation_rate", "crossover_rate", "seed", "migration_interval",
                                             "migration_size", "strategy", "adaptive_operators",
-                                            "min_operator_share", "prior"});
+                                            "min_operator_share", "prior", "initial"});
   SearchSpec s;
   s.generations = search.get_int("generations", s.generations, int_at_least(1));
   // Every candidate of a generation is held in memory with its source and record (several KiB each), per island:
@@ -137,6 +137,7 @@ CampaignConfig parse_campaign(const std::string& text, const std::filesystem::pa
   config.space = read_space(top, config.where);
   config.search = read_search(top);
   read_search_prior(top, config);
+  read_search_initial(top, config);
   check_generation_size(top, config);
   read_evaluation(top, config);
   read_engine_sections(top, config);

@@ -20,6 +20,13 @@ void read_evaluation(const MapReader& top, CampaignConfig& campaign);
 void read_agents(const MapReader& top, CampaignConfig& campaign);
 // model, workload and engine (engine_config.cpp): required for campaign.family engine, refused otherwise.
 void read_engine_sections(const MapReader& top, CampaignConfig& campaign);
+// search.initial (search_initial_config.cpp): whole genomes evaluated first, each value one the space lists.
+void read_search_initial(const MapReader& top, CampaignConfig& campaign);
+// A parameter value as written: YAML ints -> int64, floats -> double, anything else (and every quoted scalar)
+// -> string; `allowed` is the error's allowed text. same_value: 1 and 1.0 are the same setting.
+jobs::ParamValue typed_value(const MapReader& params, const YAML::Node& item, const std::string& key,
+                             const char* allowed);
+bool same_value(const jobs::ParamValue& a, const jobs::ParamValue& b);
 // (population + offspring) x islands within what the scheduler holds in memory; fails at search.offspring.
 void check_generation_size(const MapReader& top, const CampaignConfig& config);
 

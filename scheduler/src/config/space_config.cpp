@@ -6,20 +6,18 @@
 #include "campaign_sections.hpp"
 
 namespace kforge::scheduler::config_detail {
-namespace {
-
-const char* const kValuesAllowed = "a non-empty list of distinct values, e.g. [16, 32, 64]";
 
 // YAML ints -> int64, floats -> double, anything else (and every quoted scalar) -> string.
-jobs::ParamValue typed_value(const MapReader& params, const YAML::Node& item, const std::string& key) {
-  if (!item.IsScalar()) params.fail_at(item, key, "expected a value, got " + describe_value(item), kValuesAllowed);
+jobs::ParamValue typed_value(const MapReader& params, const YAML::Node& item, const std::string& key,
+                             const char* allowed) {
+  if (!item.IsScalar()) params.fail_at(item, key, "expected a value, got " + describe_value(item), allowed);
   const std::string& text = item.Scalar();
   if (item.Tag() != "?") return text;  // quoted or explicitly tagged: the user said "string"
   std::int64_t integer = 0;
   if (parse_int64(text, integer)) return integer;
   double number = 0.0;
   if (parse_yaml_number(text, number)) {
-    if (!std::isfinite(number)) params.fail_at(item, key, text + " is not a finite number", kValuesAllowed);
+    if (!std::isfinite(number)) params.fail_at(item, key, text + " is not a finite number", allowed);
     if (text.find_first_of(".eE") == std::string::npos)
       params.fail_at(item, key, text + " is out of range", "integers fit in 64 bits");
     return number;
@@ -40,6 +38,10 @@ bool same_value(const jobs::ParamValue& a, const jobs::ParamValue& b) {
   return as_number(a, x) && as_number(b, y) && x == y;
 }
 
+namespace {
+
+const char* const kValuesAllowed = "a non-empty list of distinct values, e.g. [16, 32, 64]";
+
 ParameterSpec read_parameter(const MapReader& params, const YAML::Node& name_node, const YAML::Node& list) {
   ParameterSpec spec;
   spec.name = name_node.Scalar();
@@ -51,7 +53,7 @@ ParameterSpec read_parameter(const MapReader& params, const YAML::Node& name_nod
   if (!list.IsSequence()) params.fail(spec.name, "expected a list of values, got " + describe_value(list), kValuesAllowed);
   if (list.size() == 0) params.fail(spec.name, "empty list of values", kValuesAllowed);
   for (std::size_t i = 0; i < list.size(); ++i) {
-    jobs::ParamValue value = typed_value(params, list[i], key);
+    jobs::ParamValue value = typed_value(params, list[i], key, kValuesAllowed);
     for (const auto& earlier : spec.values)
       if (same_value(earlier, value))
         params.fail_at(list[i], key, "duplicate value " + list[i].Scalar(), kValuesAllowed);

@@ -90,6 +90,24 @@ std::vector<jobs::Candidate> initial_candidates(const SearchSpace& space, int co
   return out;
 }
 
+std::vector<jobs::Candidate> initial_genome_candidates(const SearchSpec& search, const CandidateTemplate& tmpl,
+                                                       int island, std::set<std::string>& seen) {
+  std::vector<jobs::Candidate> out;
+  for (const auto& initial : search.initial) {
+    jobs::Candidate c;
+    c.family = tmpl.family;
+    c.backend = tmpl.backend;
+    c.compile_flags = tmpl.compile_flags;
+    c.genome = initial.genome;
+    c.op = "initial";
+    c.generation = 0;
+    c.island = island;
+    jobs::assign_id(c);
+    if (seen.insert(c.id).second) out.push_back(std::move(c));
+  }
+  return out;
+}
+
 std::vector<jobs::Candidate> breed(const SearchSpace& space, const std::vector<Member>& parents, int count,
                                    const SearchSpec& search, const CandidateTemplate& tmpl, int generation,
                                    int island, std::set<std::string>& seen, std::mt19937_64& rng) {

@@ -13,7 +13,7 @@ using test::campaign_error;
 using test::kMinimalCampaign;
 
 const std::string kSearchKeys =
-    "allowed keys: generations, population, offspring, elite, tournament, mutation_rate, crossover_rate, seed, migration_interval, migration_size, strategy, adaptive_operators, min_operator_share, prior";
+    "allowed keys: generations, population, offspring, elite, tournament, mutation_rate, crossover_rate, seed, migration_interval, migration_size, strategy, adaptive_operators, min_operator_share, prior, initial";
 const std::string kValuesAllowed = "(a non-empty list of distinct values, e.g. [16, 32, 64])";
 
 // The minimal campaign with its MC line (line 7) replaced.

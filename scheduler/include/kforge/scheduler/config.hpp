@@ -68,6 +68,13 @@ struct SearchSpec {
   // campaign): folders of earlier campaigns (their campaign.h5) and Kernel Tuner caches (.json, .json.gz),
   // absolute. The surrogate strategy warm-starts from their ranking (docs/campaign-schema.md, search.prior).
   std::vector<std::filesystem::path> prior;
+  // Whole genomes the user already knows (a hand-tuned configuration, a vendor default): generation 0 of every
+  // island evaluates them first, then breeds from whatever wins. Each value is one the space lists.
+  struct InitialGenome {
+    jobs::Genome genome;
+    SourceLocation where;  // the entry of search.initial, for the constraint check's error
+  };
+  std::vector<InitialGenome> initial;
   bool adaptive_operators = true;   // operator shares follow their children's success (learning.hpp)
   double min_operator_share = 0.05; // an enabled operator never gets less of the offspring than this
 };

@@ -28,6 +28,11 @@ struct CandidateTemplate {
 std::vector<jobs::Candidate> initial_candidates(const SearchSpace& space, int count, const CandidateTemplate& tmpl,
                                                 int island, std::set<std::string>& seen, std::mt19937_64& rng);
 
+// The genomes of search.initial (op "initial"), in the order written, except ids already in `seen` (which is
+// extended): what the user knows is evaluated before anything is drawn.
+std::vector<jobs::Candidate> initial_genome_candidates(const SearchSpec& search, const CandidateTemplate& tmpl,
+                                                       int island, std::set<std::string>& seen);
+
 // `count` children of `parents` by mutation (op "mutation", one parent), uniform crossover ("crossover", two
 // parents) and random immigrants ("immigrant", no parent) in the proportions of SearchSpec. Parents are picked
 // by tournament. Every child is valid in the space and has an id not in `seen` (dedup: a candidate is never
