@@ -11,17 +11,8 @@ namespace {
 
 using test::campaign_error;
 
-// Lines 1-8; search.initial's entries start at line 10.
-const std::string kCampaign =
-    "campaign:\n"
-    "  name: t\n"
-    "  family: gemm\n"
-    "  backend: host\n"
-    "space:\n"
-    "  parameters:\n"
-    "    MC: [16, 32]\n"
-    "    VEC: [4, 8]\n"
-    "search:\n";
+// The minimal campaign (lines 1-7) with a second parameter; search.initial's entries start at line 10.
+const std::string kCampaign = test::kMinimalCampaign + "    VEC: [4, 8]\n" + "search:\n";
 
 TEST(SearchInitial, GenomesAreReadInOrderWithTheSpacesOwnValues) {
   const CampaignConfig c =
