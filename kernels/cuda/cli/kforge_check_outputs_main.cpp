@@ -4,7 +4,9 @@
 // with the family's reference and tolerance. Exit 0 inputs written / every case ok, 1 a case is wrong,
 // 2 bad usage or a missing file.
 #pragma GCC diagnostic ignored "-Wnull-dereference"  // Boost.Program_options under GCC 12 (kforge_eval_main.cpp)
+#include <algorithm>
 #include <boost/program_options.hpp>
+#include <charconv>
 #include <iostream>
 #include <sstream>
 
@@ -17,21 +19,15 @@ namespace {
 
 // "B=4,T=2048 H=32": commas or spaces between NAME=integer entries.
 kc::Problem parse_problem(std::string text) {
-  for (char& c : text)
-    if (c == ',') c = ' ';
+  std::replace(text.begin(), text.end(), ',', ' ');
   std::istringstream in(text);
   kc::Problem p;
   for (std::string entry; in >> entry;) {
     const std::size_t eq = entry.find('=');
-    std::size_t used = 0;
     std::int64_t value = 0;
-    try {
-      if (eq == std::string::npos || eq == 0) throw std::invalid_argument("no NAME=");
-      value = std::stoll(entry.substr(eq + 1), &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (eq == std::string::npos || eq == 0 || used == 0 || used != entry.size() - eq - 1)
+    const char* last = entry.data() + entry.size();
+    const bool named = eq != std::string::npos && eq > 0 && eq + 1 < entry.size();
+    if (!named || std::from_chars(entry.data() + eq + 1, last, value).ptr != last)
       throw std::invalid_argument("--problem: '" + entry + "' is not NAME=integer (e.g. --problem B=4,T=2048,H=32)");
     p[entry.substr(0, eq)] = value;
   }
