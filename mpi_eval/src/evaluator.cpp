@@ -196,9 +196,10 @@ int run_evaluator(const EvaluatorOptions& options, const jobs::TaskManifest& man
     if (!baselines.failure.empty()) log_line(rank, "baselines failed: " + first_line(baselines.failure));
   }
   if (rank != 0) jobs::journal::begin_run(shard_path, rank);  // rank 0's began in settle_suspects
-  const DistributionPlan plan{MPI_COMM_WORLD, manifest.candidates.size(), options.rank0_evaluates};
+  // Rank 0 alone knows the settled records: its queue never deals them out. (Looking them up in the evaluate
+  // function missed on every other rank, so a candidate blamed for three deaths ran again wherever it was dealt.)
+  const DistributionPlan plan{MPI_COMM_WORLD, manifest.candidates.size(), options.rank0_evaluates, std::move(settled)};
   auto results = distribute(plan, [&](std::size_t i) {
-    if (const auto it = settled.find(i); it != settled.end()) return it->second;  // rank 0's map, read-only here
     return evaluate_one(*backend, manifest, i, scratch, rank, options.keep_scratch, shard_path);
   });
   clean_scratch(scratch, private_parent, options.keep_scratch, rank);

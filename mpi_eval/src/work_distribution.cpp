@@ -45,17 +45,22 @@ class Results {
   std::vector<std::optional<jobs::EvalRecord>> records_;
 };
 
+// The indices still to evaluate, in order, leaving out those whose records are known.
 class Queue {
  public:
-  explicit Queue(std::size_t n) : count_(n) {}
+  Queue(std::size_t n, const std::map<std::size_t, jobs::EvalRecord>& known) : count_(n), known_(known) {}
   std::optional<std::size_t> take() {
-    const std::size_t i = next_.fetch_add(1);
-    return i < count_ ? std::optional(i) : std::nullopt;
+    for (;;) {
+      const std::size_t i = next_.fetch_add(1);
+      if (i >= count_) return std::nullopt;
+      if (!known_.count(i)) return i;
+    }
   }
   void cancel() { next_.store(count_); }  // hands out nothing more
 
  private:
   std::size_t count_;
+  const std::map<std::size_t, jobs::EvalRecord>& known_;  // read-only while any thread takes
   std::atomic<std::size_t> next_{0};
 };
 
@@ -120,8 +125,9 @@ std::vector<std::optional<jobs::EvalRecord>> distribute(const DistributionPlan& 
     work_for_rank0(plan.comm, evaluate);
     return {};
   }
-  Queue queue(plan.candidate_count);
+  Queue queue(plan.candidate_count, plan.known);
   Results results(plan.candidate_count);
+  for (const auto& [i, record] : plan.known) results.store(i, record);
   if (size == 1) {
     evaluate_locally(queue, results, evaluate);
     return results.take();

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct DistributionPlan {
   MPI_Comm comm = MPI_COMM_WORLD;
   std::size_t candidate_count = 0;
   bool rank0_evaluates = true;  // false when the MPI library gives less than MPI_THREAD_FUNNELED and size > 1
+  // Rank 0 only: records it already has (candidates blamed for earlier deaths of the task, or evaluated alone
+  // first). They go into the result as they are and are never handed to any rank.
+  std::map<std::size_t, jobs::EvalRecord> known;
 };
 
 // On rank 0: returns one record per candidate, in manifest order (nullopt where none arrived, which the
