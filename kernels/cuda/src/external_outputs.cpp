@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "kforge/jobs/record.hpp"
+#include "kforge/jobs/text_file.hpp"
 
 namespace kforge::kernels::cuda {
 namespace fs = std::filesystem;
@@ -103,8 +104,8 @@ void write_external_inputs(const CudaFamily& family, const std::vector<ExternalC
             ", \"inputs\": " + files_json(c, "input", input_bytes) +
             ", \"outputs\": " + files_json(c, "output", c.host.output_bytes) + "}";
   }
-  std::ofstream out(dir / "cases.json", std::ios::trunc);
-  if (!(out << json << "\n]}\n").flush()) throw std::runtime_error("cannot write " + (dir / "cases.json").string());
+  // Last and atomically: a cases.json that exists lists only inputs already written in full.
+  jobs::write_text_file_atomically(dir / "cases.json", json + "\n]}\n");
 }
 
 bool check_external_outputs(const CudaFamily& family, const std::vector<ExternalCase>& cases, const fs::path& dir,
