@@ -43,6 +43,7 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cuda_args[@]}" ${KFORGE
 # before it runs them, so a newcomer sees the demo without waiting for the test binaries.
 targets=(kforge kforge-eval kforged)
 # With the cuda backend: kforge-check-outputs, kforge's verification of an outside kernel (docs/cli.md).
-cmake --build build --target help | grep -q ' kforge-check-outputs$' && targets+=(kforge-check-outputs)
+# grep reads all of cmake's output (no -q): under pipefail an early exit would SIGPIPE cmake and hide the target.
+cmake --build build --target help | grep ' kforge-check-outputs$' >/dev/null && targets+=(kforge-check-outputs)
 cmake --build build -j"$(nproc)" --target "${targets[@]}"
 echo "setup: built ${targets[*]/#/build/bin/} (tests/run-all.sh builds the tests)"
