@@ -8,6 +8,7 @@
 #include "engine/engine_abi.hpp"
 #include "engine/model_weights.hpp"
 #include "engine/serving_loop.hpp"
+#include "engine/serving_verdict.hpp"
 #include "host/candidate_process.hpp"
 
 namespace kforge::kernels::engine {
@@ -18,14 +19,6 @@ inline void invoke_engine(void* entry, std::byte* base, const host::CallHeader& 
   for (int n = 0; n < host::CallHeader::kMaxBuffers; ++n) buffers[n] = base + h.offsets[n];
   reinterpret_cast<EngineFn>(entry)(h.args, buffers);
 }
-
-// What the engine is initialised to hold, and the largest step the harness will send.
-struct EngineSizes {
-  std::int64_t slots = 1;
-  std::int64_t max_context = 1;
-  std::int64_t most_sequences = 1;
-  std::int64_t most_tokens = 1;
-};
 
 // kInit. Its mapping also carries a spare buffer as large as the largest step's buffers: a later step that needed
 // a larger mapping would restart the candidate process and lose the engine's state (CandidateProcess::stage).

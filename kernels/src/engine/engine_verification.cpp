@@ -167,4 +167,19 @@ VerifyResult verify_engine_trace(const jobs::ModelSpec& model, const Weights& we
   return result;
 }
 
+VerifyResult verify_engine(const jobs::ModelSpec& model, const Weights& weights, std::uint64_t seed,
+                           const std::vector<std::string>& validation_cases, const LogitsFn& candidate) {
+  VerifyResult first;
+  const std::vector<std::uint64_t> seeds = verification_seeds(seed, validation_cases);
+  for (std::size_t n = 0; n < seeds.size(); ++n) {
+    VerifyResult r = verify_engine_trace(model, weights, seeds[n], candidate);
+    if (r.status != jobs::Status::ok) {
+      if (n > 0) r.evidence += "\ncaught by the campaign's validation set: " + r.failed_case;
+      return r;
+    }
+    if (n == 0) first = r;
+  }
+  return first;
+}
+
 }  // namespace kforge::kernels::engine

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/model_weights.hpp"
@@ -40,5 +41,10 @@ VerifyResult verify_engine_trace(const jobs::ModelSpec& model, const Weights& we
 // The seeds to verify with: standard_case_seed(seed, 0), then those of the validation cases that are engine
 // traces (engine_trace=1 ... seed=S), in order.
 std::vector<std::uint64_t> verification_seeds(std::uint64_t seed, const std::vector<std::string>& validation_cases);
+
+// verify() of an engine backend: the trace of every verification seed, the standard one first; the first failure
+// is the verdict (its evidence names the validation case that caught it), else the standard trace's result.
+VerifyResult verify_engine(const jobs::ModelSpec& model, const Weights& weights, std::uint64_t seed,
+                           const std::vector<std::string>& validation_cases, const LogitsFn& candidate);
 
 }  // namespace kforge::kernels::engine

@@ -30,6 +30,8 @@ class HostEngineBackend final : public Backend {
   static BatchPolicy baseline_policy();
 
  private:
+  // The serving loop's step function, through an engine's candidate process.
+  static StepFn step_through(host::CandidateProcess& process, std::int64_t vocab);
   // Loads the weights and makes the kInit call once (the first verify() or time() of a load()).
   void ensure_initialised(const EvalContext& ctx);
   host::CandidateProcess& process() const;  // throws std::logic_error before a successful load()

@@ -55,7 +55,8 @@ double percentile(std::vector<double> values, double p) {
   return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
 }
 
-ServingResult serve(const WorkloadTrace& trace, const BatchPolicy& policy, std::int64_t vocab, const StepFn& step) {
+ServingResult serve(const WorkloadTrace& trace, const BatchPolicy& policy, std::int64_t vocab, const StepFn& step,
+                    std::int64_t keep_logits_of) {
   const std::size_t n = trace.requests.size();
   const std::int64_t slots = serving_slots(trace, policy);
   ServingResult out;
@@ -135,6 +136,7 @@ ServingResult serve(const WorkloadTrace& trace, const BatchPolicy& policy, std::
       const auto row = std::span<const float>(r.logits).subspan(s * static_cast<std::size_t>(vocab),
                                                                 static_cast<std::size_t>(vocab));
       generated.push_back(static_cast<std::int32_t>(argmax(row)));
+      if (static_cast<std::int64_t>(fl.request) == keep_logits_of) out.kept_logits.emplace_back(row.begin(), row.end());
       (prefill ? ttft : itl).push_back(clock - (prefill ? fl.started_ms : fl.last_token_ms));
       fl.last_token_ms = clock;
       if (static_cast<std::int64_t>(generated.size()) == req.output_tokens) finished.push_back(chosen[s]);

@@ -55,11 +55,16 @@ struct ServingResult {
   std::vector<std::vector<std::int32_t>> outputs;  // the generated tokens of each request, in trace order
   std::array<double, kOperatorCount> op_share{};   // fraction of the engine's reported time per operator
   std::string failure;                             // "" or why serving stopped (logits not finite, wrong logits size)
+  // The logit row behind each generated token of the request serve() was asked to keep (empty otherwise): what the
+  // engine answered under the clock, for the spot check against the double reference (serving_verdict.hpp).
+  std::vector<std::vector<float>> kept_logits;
 };
 
 // Serves every request of `trace`; `step` is called once per step. Greedy: each next token is the argmax of the
-// last logits (lowest index on ties). Throws what `step` throws.
-ServingResult serve(const WorkloadTrace& trace, const BatchPolicy& policy, std::int64_t vocab, const StepFn& step);
+// last logits (lowest index on ties). Keeps the logit rows of request `keep_logits_of` (none when negative), copied
+// outside the clock. Throws what `step` throws.
+ServingResult serve(const WorkloadTrace& trace, const BatchPolicy& policy, std::int64_t vocab, const StepFn& step,
+                    std::int64_t keep_logits_of = -1);
 
 // Nearest-rank percentile (p in (0, 100]) of `values`; 0 for none.
 double percentile(std::vector<double> values, double p);
