@@ -11,6 +11,7 @@
 #include "device.hpp"
 #include "family.hpp"
 #include "kforge/kernels/cuda/cuda_backend.hpp"
+#include "module_compile.hpp"
 #include "resource_check.hpp"
 
 namespace kforge::kernels::cuda {
@@ -33,8 +34,6 @@ class CudaBackend final : public Backend {
   const CudaFamily& cuda_family() const { return *family_; }
 
  private:
-  // NVRTC in a forked child (the rank) or in this process (inside the sandboxed child, which may not fork).
-  enum class CompileIn { forked_child, this_process };
   CompileResult compile_with(const std::string& source, const jobs::Candidate& c, const EvalContext& ctx,
                              CompileIn where);
   std::filesystem::path cache_root(const EvalContext& ctx) const;

@@ -1,61 +1,11 @@
 // CudaBackend, compile stage: launch checks, NVRTC through the compile cache, ptxas figures, resource checks.
-#include <fstream>
-#include <regex>
-#include <sstream>
+#include <algorithm>
 #include <stdexcept>
 
 #include "cuda_backend.hpp"
-#include "module_checks.hpp"
-#include "ptx_assembler.hpp"
+#include "module_compile.hpp"
 
 namespace kforge::kernels::cuda {
-namespace {
-
-// The campaign's compile_flags default to the host compiler's ("-O3 -march=native"); NVRTC rejects those, so
-// they are dropped (and named in the log) instead of failing every candidate.
-bool is_host_compiler_flag(const std::string& flag) {
-  static const std::regex host(R"(^-O[0-3s]$|^-Ofast$|^-march=.*|^-mtune=.*|^-f(no-)?PIC$)");
-  return std::regex_match(flag, host);
-}
-
-std::vector<std::string> nvrtc_flags(const jobs::EvalSettings& s, const jobs::Candidate& c, std::string& note) {
-  std::vector<std::string> out;
-  for (const std::string* text : {&s.compile_flags, &c.compile_flags}) {
-    std::istringstream in(*text);
-    for (std::string flag; in >> flag;) {
-      if (is_host_compiler_flag(flag))
-        note += (note.empty() ? "[kforge] ignored host-compiler flags:" : "") + (" " + flag);
-      else
-        out.push_back(flag);
-    }
-  }
-  if (!note.empty()) note += "\n";
-  return out;
-}
-
-std::string inputs_hash(const std::string& source, const std::vector<std::string>& options) {
-  std::string all = source;
-  for (const auto& o : options) all += '\0' + o;
-  return jobs::sha256_hex(all);
-}
-
-CompileResult rejected(CompileResult r, jobs::Status status, const std::string& why) {
-  r.ok = false;
-  r.status = status;
-  r.log += "[kforge] " + std::string(jobs::to_string(status)) + ": " + why + "\n";
-  return r;
-}
-
-// The ELF header of a compiled cubin (what image_rejection() looks at).
-std::string image_head(const std::filesystem::path& cubin) {
-  std::ifstream in(cubin, std::ios::binary);
-  std::string head(64, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
-  return head;
-}
-
-}  // namespace
 
 CudaBackend::CudaBackend(std::unique_ptr<CudaFamily> family, CudaBackendOptions options)
     : family_(std::move(family)), options_(std::move(options)) {}
@@ -97,31 +47,25 @@ CompileResult CudaBackend::compile_with(const std::string& source, const jobs::C
     return rejected(r, jobs::Status::resource_reject, *why);
   }
 
-  std::vector<std::string> all_options = fixed_nvrtc_options(arch.arch);
-  all_options.insert(all_options.end(), extra.begin(), extra.end());
-  const bool ptx = is_ptx_source(source);  // a PTX candidate: ptxas assembles it, everything after is the same
-  const CacheKey key{c.id.empty() ? jobs::candidate_id(c) : c.id, arch.arch, inputs_hash(source, all_options),
-                     ptx ? "ptxas " + ptxas_path() : nvrtc_version_text()};
-  CompileCache cache(cache_root(ctx));
-  std::optional<CacheEntry> entry = cache.find(key);
-  last_cache_hit_ = entry.has_value();
-  if (!entry) {
-    const NvrtcRequest request{source, "candidate.cu", arch.arch, extra};
-    const auto timeout = std::chrono::milliseconds(static_cast<long long>(s.compile_timeout_s * 1000.0));
-    const NvrtcOutput out = ptx ? assemble_ptx(source, arch.arch, ctx.scratch / "ptxas", timeout)
-                            : where == CompileIn::forked_child
-                                ? compile_isolated(request, ctx.scratch / "nvrtc", timeout)
-                                : compile_with_nvrtc(request);
-    if (!out.ok && out.log.empty()) {  // a timeout or a crash of NVRTC: not cached, the machine may be to blame
-      r.compile_ms = out.compile_ms;
-      return rejected(r, jobs::Status::compile_error, out.failure);
-    }
-    entry = cache.store(key, out,
+  ModuleRequest request{source,
+                        c.id.empty() ? jobs::candidate_id(c) : c.id,
+                        &arch,
+                        extra,
                         {{"genome", c.genome.to_text()},
                          {"entry", family_->entry_point()},
                          {"family", family_->name()},
-                         {"target", arch.target}});
+                         {"target", arch.target}},
+                        cache_root(ctx),
+                        ctx.scratch,
+                        s.compile_timeout_s,
+                        where};
+  const ModuleBuild built = build_module(request);
+  last_cache_hit_ = built.cache_hit;
+  if (!built.entry) {  // a timeout or a crash of NVRTC: not cached, the machine may be to blame
+    r.compile_ms = built.compile_ms;
+    return rejected(r, jobs::Status::compile_error, built.failure);
   }
+  const CacheEntry* entry = &*built.entry;
   r.compile_ms = entry->compile_ms;
   r.log += entry->log;
   if (last_cache_hit_) r.log += "[kforge] compile cache hit: " + entry->dir.string() + "\n";
@@ -145,9 +89,7 @@ CompileResult CudaBackend::compile_with(const std::string& source, const jobs::C
                     "ptxas reported no figures for the entry function " + family_->entry_point() +
                         ": the source must define extern \"C\" __global__ void " + family_->entry_point() + "(...)");
   if (over) return rejected(r, jobs::Status::resource_reject, *over);
-  if (auto why = image_rejection(image_head(r.artefact))) return rejected(r, jobs::Status::compile_error, *why);
-  if (auto why = device_memory_rejection(static_device_bytes(entry->log), s.memory_limit_mb))
-    return rejected(r, jobs::Status::resource_reject, *why);
+  if (auto why = module_rejection(*entry, s.memory_limit_mb)) return rejected(r, why->status, why->why);
   r.ok = true;
   r.status = jobs::Status::ok;
   return r;
