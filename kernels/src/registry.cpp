@@ -8,11 +8,12 @@
 #include "kforge/kernels/backend.hpp"
 #include "replay/replay_backend.hpp"
 #ifdef KFORGE_HAVE_CUDA
+#include "cuda_engine_backend.hpp"
 #include "kforge/kernels/cuda/cuda_backend.hpp"
 #endif
 
 #ifdef KFORGE_HAVE_CUDA
-#define KFORGE_CUDA_PAIRS ", cuda/gemm, cuda/kda, cuda/rmsnorm"
+#define KFORGE_CUDA_PAIRS ", cuda/gemm, cuda/kda, cuda/rmsnorm, cuda/engine"
 #else
 #define KFORGE_CUDA_PAIRS ""
 #endif
@@ -29,6 +30,7 @@ std::unique_ptr<Backend> make_backend(std::string_view backend, std::string_view
       "no kernel backend for " + std::string(backend) + "/" + std::string(family) +
       " (known backend/family pairs: host/gemm, host/kda, host/engine, replay/any" KFORGE_CUDA_PAIRS ")";
 #ifdef KFORGE_HAVE_CUDA
+  if (backend == "cuda" && family == "engine") return std::make_unique<cuda::engine::CudaEngineBackend>();
   if (backend == "cuda") {
     try {
       return cuda::make_cuda_backend(family);

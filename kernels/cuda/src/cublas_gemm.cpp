@@ -19,6 +19,9 @@ struct CublasGemm::Api {
   cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
                             const void*, cudaDataType, int, const void*, cudaDataType, int, const void*, void*,
                             cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
+  cublasStatus_t (*set_math_mode)(cublasHandle_t, cublasMath_t) = nullptr;
+  cublasStatus_t (*sgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const float*,
+                          const float*, int, const float*, int, const float*, float*, int) = nullptr;
 };
 
 namespace {
@@ -61,9 +64,12 @@ CublasGemm::CublasGemm() : api_(new Api) {
     bind(library_, "cublasDestroy_v2", api_->destroy);
     bind(library_, "cublasSetStream_v2", api_->set_stream);
     bind(library_, "cublasGemmEx", api_->gemm_ex);
+    bind(library_, "cublasSetMathMode", api_->set_math_mode);
+    bind(library_, "cublasSgemm_v2", api_->sgemm);
     cublasHandle_t h = nullptr;
     check(api_->create(&h), "cublasCreate");
     handle_ = h;
+    check(api_->set_math_mode(h, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");  // fp32 stays fp32 (no TF32)
   } catch (...) {
     dlclose(library_);
     delete api_;
@@ -86,6 +92,17 @@ void CublasGemm::run(CUstream stream, std::uint64_t a, std::uint64_t b, std::uin
                       reinterpret_cast<const void*>(a), CUDA_R_16BF, K, &beta, reinterpret_cast<void*>(c), CUDA_R_32F,
                       N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
         "cublasGemmEx");
+}
+
+void CublasGemm::run_fp32_nt(CUstream stream, std::uint64_t a, int lda, std::uint64_t w, std::uint64_t c, int ldc,
+                             int M, int N, int K, bool accumulate) {
+  const auto h = static_cast<cublasHandle_t>(handle_);
+  check(api_->set_stream(h, reinterpret_cast<cudaStream_t>(stream)), "cublasSetStream");
+  const float alpha = 1.f, beta = accumulate ? 1.f : 0.f;
+  // Row-major C = A W^T is column-major C^T = W A^T: W (column-major K x N) transposed, A^T as it lies.
+  check(api_->sgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, reinterpret_cast<const float*>(w), K,
+                    reinterpret_cast<const float*>(a), lda, &beta, reinterpret_cast<float*>(c), ldc),
+        "cublasSgemm");
 }
 
 }  // namespace kforge::kernels::cuda

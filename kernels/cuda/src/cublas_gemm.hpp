@@ -1,6 +1,6 @@
 #pragma once
-// The "cublas" baseline of the gemm family: cublasGemmEx with bf16 A and B, fp32 C and fp32 compute, on the
-// harness's stream. libcublas is dlopen()ed when the baseline is asked for, so kforge neither links it nor
+// The "cublas" baselines: the gemm family's (cublasGemmEx with bf16 A and B, fp32 C and fp32 compute) and the
+// cuda engine's projections (cublasSgemm, fp32), on the harness's stream. libcublas is dlopen()ed when the baseline is asked for, so kforge neither links it nor
 // needs it on machines without a GPU.
 #include <cstdint>
 
@@ -17,6 +17,11 @@ class CublasGemm {
 
   // C (M x N, fp32) = A (M x K, bf16) * B (K x N, bf16), all row-major; enqueued on `stream`.
   void run(CUstream stream, std::uint64_t a, std::uint64_t b, std::uint64_t c, int M, int N, int K);
+
+  // The cuda engine's cuBLAS baseline: C (M x N, row stride ldc) = A (M x K, row stride lda) W^T with W (N x K)
+  // row-major, all fp32 (cublasSgemm in CUBLAS_DEFAULT_MATH: no TF32), added to C when `accumulate`.
+  void run_fp32_nt(CUstream stream, std::uint64_t a, int lda, std::uint64_t w, std::uint64_t c, int ldc, int M, int N,
+                   int K, bool accumulate);
 
  private:
   struct Api;

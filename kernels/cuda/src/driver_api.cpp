@@ -49,6 +49,7 @@ void resolve_all(GetProcAddress get, DriverApi& a) {
   KFORGE_RESOLVE(cuMemcpyHtoD);
   KFORGE_RESOLVE(cuMemcpyDtoH);
   KFORGE_RESOLVE(cuMemcpyDtoHAsync);
+  KFORGE_RESOLVE(cuMemcpyHtoDAsync);
   KFORGE_RESOLVE(cuMemsetD8Async);
   KFORGE_RESOLVE(cuStreamCreate);
   KFORGE_RESOLVE(cuStreamDestroy);

@@ -43,6 +43,7 @@ struct DriverApi {
   KFORGE_DRIVER_FN(cuMemcpyHtoD);
   KFORGE_DRIVER_FN(cuMemcpyDtoH);
   KFORGE_DRIVER_FN(cuMemcpyDtoHAsync);
+  KFORGE_DRIVER_FN(cuMemcpyHtoDAsync);
   KFORGE_DRIVER_FN(cuMemsetD8Async);
   KFORGE_DRIVER_FN(cuStreamCreate);
   KFORGE_DRIVER_FN(cuStreamDestroy);

@@ -180,6 +180,26 @@ FamilySchema cuda_rmsnorm() {
   return s;
 }
 
+// The cuda engine (kernels/cuda/engine/cuda_engine_params.cpp; tests/kernels_cuda/compile/family_schema_test.cpp
+// keeps the two equal): the module's kernel parameters, the launch plan's choices and the batching policy.
+FamilySchema cuda_engine() {
+  FamilySchema s = pair_of("cuda", "engine");
+  s.parameters = {int_choice("BM", {16, 32, 64, 128}),        int_choice("BN", {32, 64, 128}),
+                  int_choice("BK", {8, 16, 32}),              int_choice("TM", {1, 2, 4, 8}),
+                  int_choice("TN", {1, 2, 4, 8}),             int_choice("SPLIT_K", {1, 2, 4, 8}),
+                  int_choice("ATTN_THREADS", {32, 64, 128, 256}), int_choice("ATTN_TILE", {32, 64, 128}),
+                  int_choice("NORM_THREADS", {32, 64, 128, 256}), int_choice("kda_state_regs", {0, 1})};
+  for (const char* flag : {"fuse_qkv", "fuse_gate_up", "fold_norm", "residual_epilogue", "prepack"})
+    s.parameters.push_back(int_choice(flag, {0, 1}));
+  s.parameters.push_back(int_choice("kv_block", {0, 16, 32, 64}));
+  s.parameters.push_back(int_choice("max_batch", {1, 2, 4, 8, 16}));
+  s.parameters.push_back(int_choice("prefill_chunk", {16, 32, 64, 128, 256}));
+  s.parameters.push_back(string_choice("schedule", {"decode_first", "prefill_first"}));
+  s.baselines = {"reference", "cublas"};
+  s.targets = cuda_targets();
+  return s;
+}
+
 FamilySchema replay_any() {
   FamilySchema s = pair_of("replay", "*");
   s.parameters_from_cache = true;  // no problem keys, no baselines: every answer is a measured time
@@ -238,7 +258,7 @@ ProblemSizes FamilySchema::problem_with_defaults(const ProblemSizes& given) cons
 
 const std::vector<FamilySchema>& family_schemas() {
   static const std::vector<FamilySchema> all = {host_gemm(), host_kda(),     host_engine(), cuda_gemm(),
-                                                cuda_kda(),  cuda_rmsnorm(), replay_any()};
+                                                cuda_kda(),  cuda_rmsnorm(), cuda_engine(), replay_any()};
   return all;
 }
 

@@ -122,6 +122,11 @@ std::vector<std::filesystem::path> read_kernels_from(const MapReader& top, const
   const std::string allowed = "a list of campaign folders of earlier gemm campaigns, relative to the campaign file";
   std::vector<std::filesystem::path> dirs;
   if (!engine.has("kernels_from")) return dirs;
+  if (campaign.backend != "host")
+    engine.fail("kernels_from",
+                "imports host gemm kernels into host engines; a " + campaign.backend +
+                    " engine's kernels have parameters of their own (docs/engines.md, \"The cuda engine\")",
+                "absent unless campaign.backend is host");
   const YAML::Node& list = engine.value("kernels_from");
   if (!list.IsSequence()) engine.fail("kernels_from", "expected a list, got " + describe_value(list), allowed);
   for (std::size_t i = 0; i < list.size(); ++i) {

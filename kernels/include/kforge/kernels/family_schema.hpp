@@ -72,7 +72,7 @@ struct FamilySchema {
 const std::vector<FamilySchema>& family_schemas();
 // nullptr when make_backend() knows no such pair.
 const FamilySchema* find_family_schema(std::string_view backend, std::string_view family);
-// "host/gemm, host/kda, host/engine, cuda/gemm, cuda/kda, cuda/rmsnorm, replay/any"
+// "host/gemm, host/kda, host/engine, cuda/gemm, cuda/kda, cuda/rmsnorm, cuda/engine, replay/any"
 std::string known_family_pairs();
 // The families of one backend: "gemm, kda" ("any" for replay; "" for an unknown backend).
 std::string families_of(std::string_view backend);

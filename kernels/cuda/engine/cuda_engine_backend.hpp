@@ -1,0 +1,75 @@
+#pragma once
+// The cuda backend of the engine family (docs/engines.md, "The cuda engine"). A candidate is an engine whose
+// arithmetic is one CUDA module (cuda_engine_source.hpp) and whose structure is its genome: compile() runs NVRTC
+// for the island's sm_90a / sm_100a with the model's layout defines and checks every kernel's ptxas figures at its
+// largest launch (no GPU needed); load(), verify() and time() run in the candidate's sandboxed child, where the
+// launch plan (cuda_engine_plan.hpp) serves the verification traces and the workload on the GPU. Verification,
+// serving, the spot check, the SLO and the figures are the host engine's (engine_verification.hpp,
+// serving_verdict.hpp): only how a step runs differs.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arch.hpp"
+#include "cuda_engine_params.hpp"
+#include "cuda_engine_plan.hpp"
+#include "engine/model_weights.hpp"
+#include "kforge/kernels/cuda/cuda_backend.hpp"
+#include "module_compile.hpp"
+
+namespace kforge::kernels::cuda::engine {
+
+// What a device needs to run a compiled module: the cubin, and (for the CPU emulation in tests) the source and
+// the harness's defines it was compiled with.
+struct ModuleImage {
+  std::filesystem::path cubin;
+  std::string source;
+  std::vector<std::string> defines;  // -DKF_HEAD_DIM=.. -DKF_PREPACK=.. -DKF_KV_BLOCK=..
+  const ArchSpec* arch = nullptr;
+};
+using DeviceFactory = std::function<std::unique_ptr<EngineDevice>(const ModuleImage&)>;
+
+// The GPU: a fresh context on device 0 of the child, the module loaded in it. Throws NoCudaDevice without one, and
+// std::runtime_error when the GPU's compute capability is not the module's architecture.
+std::unique_ptr<EngineDevice> make_gpu_device(const ModuleImage& image);
+
+class CudaEngineBackend final : public Backend {
+ public:
+  explicit CudaEngineBackend(CudaBackendOptions options = {}, DeviceFactory device = make_gpu_device);
+  ~CudaEngineBackend() override;
+
+  std::string name() const override { return "cuda"; }
+  std::string family() const override { return "engine"; }
+  std::string render(const jobs::Candidate& c) const override;
+  CompileResult compile(const std::string& source, const jobs::Candidate& c, const EvalContext& ctx) override;
+  void load(const CompileResult& compiled) override;
+  VerifyResult verify(const EvalContext& ctx) override;
+  TimeResult time(const EvalContext& ctx) override;
+  // "reference": the double reference engine on the node's CPU; "cublas": the default genome's module with every
+  // projection through cublasSgemm (fp32), on the GPU. Both serve the same trace on the same virtual clock.
+  std::vector<jobs::Baseline> time_baselines(const EvalContext& ctx) override;
+
+  // The harness's defines for a model and genome: the module's layouts (head dim, prepacked weights, KV blocks).
+  static std::vector<std::string> layout_defines(const jobs::ModelSpec& model, const CudaEngineParams& p);
+
+ private:
+  void ensure_plan(const EvalContext& ctx);
+  CompileResult compile_module(const std::string& source, const jobs::Candidate& c, const EvalContext& ctx,
+                               CompileIn where);
+  std::filesystem::path cache_root(const EvalContext& ctx) const;
+
+  CudaBackendOptions options_;
+  DeviceFactory make_device_;
+  // From compile() (it runs before load() in the same object): what load() and the plan need.
+  kernels::engine::BatchPolicy policy_;
+  CudaEngineParams params_;
+  ModuleImage image_;
+  // Run stage, in the child.
+  std::unique_ptr<EngineDevice> device_;
+  std::optional<kernels::engine::Weights> weights_;
+  std::unique_ptr<CudaEnginePlan> plan_;
+};
+
+}  // namespace kforge::kernels::cuda::engine

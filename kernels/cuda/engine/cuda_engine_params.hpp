@@ -1,0 +1,41 @@
+#pragma once
+// The genome of a cuda engine candidate (docs/engines.md, "The cuda engine"): how the engine's kernels are
+// built (the fp32 GEMM's tiles and split-K, attention and norm block sizes, the KDA state in registers or in
+// global memory), how the harness's launch plan uses them (fusions, folded norms, residual epilogue, prepacked
+// weights, paged KV cache), and the harness-side batching policy (the same keys as the host engine).
+#include <optional>
+#include <string>
+
+#include "family.hpp"
+#include "kforge/jobs/genome.hpp"
+
+namespace kforge::kernels::cuda::engine {
+
+struct CudaEngineParams {
+  // The projections' fp32 GEMM (kf_gemm): a BM x BN tile of C per block, BK-deep slices of A and W through shared
+  // memory, TM x TN outputs per thread, K split over SPLIT_K blocks that add into C atomically.
+  int BM = 32, BN = 64, BK = 16, TM = 2, TN = 4, SPLIT_K = 1;
+  int ATTN_THREADS = 128;   // threads per (token, head) of kf_attention
+  int ATTN_TILE = 64;       // cache positions scored per pass of the online softmax
+  int NORM_THREADS = 128;   // threads per row of kf_rmsnorm, kf_embed, kf_silu_mul
+  bool kda_state_regs = false;  // KDA: each thread's state column in registers for a whole sequence
+  bool fuse_qkv = true, fuse_gate_up = true, fold_norm = false, residual_epilogue = true, prepack = false;
+  int kv_block = 0;  // 0 = one contiguous KV region per slot; 16, 32, 64 = paged blocks from a shared pool
+
+  int gemm_threads() const { return (BM / TM) * (BN / TN); }
+};
+
+// The integer parameters and their values (the schedule is a string: decode_first or prefill_first).
+const ParamSpace& cuda_engine_space();
+// Every parameter name of the genome, integers then the batching keys.
+const std::vector<std::string>& cuda_engine_param_names();
+jobs::Genome default_cuda_engine_genome();
+
+// Why the genome cannot be rendered (a missing, unknown or out-of-space value, a GEMM tile with fewer than 32 or
+// more than 1024 threads), or nullopt.
+std::optional<std::string> cuda_engine_invalid_reason(const jobs::Genome& g);
+
+// Throws std::invalid_argument with cuda_engine_invalid_reason's text.
+CudaEngineParams cuda_engine_params(const jobs::Genome& g);
+
+}  // namespace kforge::kernels::cuda::engine

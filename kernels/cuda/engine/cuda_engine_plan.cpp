@@ -1,0 +1,230 @@
+#include "cuda_engine_plan.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "cuda_engine_kv_blocks.hpp"
+#include "cuda_engine_weights.hpp"
+#include "engine/engine_abi.hpp"
+
+namespace kforge::kernels::cuda::engine {
+namespace {
+
+namespace abi = kernels::engine;
+
+enum Op : int { kEmbed, kNorm, kQkv, kAttention, kKda, kOProj, kMlp, kLmHead };
+
+std::size_t floats(std::int64_t n) { return static_cast<std::size_t>(n) * sizeof(float); }
+
+// RoPE's cos and sin of p * theta^(-2i / D) for every position and pair, in double, then rounded once.
+void rope_tables(const jobs::ModelSpec& m, std::int64_t context, std::vector<float>& cos_t, std::vector<float>& sin_t) {
+  const std::int64_t half = m.head_dim / 2;
+  cos_t.resize(static_cast<std::size_t>(context * half));
+  sin_t.resize(cos_t.size());
+  for (std::int64_t p = 0; p < context; ++p)
+    for (std::int64_t i = 0; i < half; ++i) {
+      const double angle = static_cast<double>(p) * std::pow(m.rope_theta, -2.0 * static_cast<double>(i) /
+                                                                              static_cast<double>(m.head_dim));
+      cos_t[static_cast<std::size_t>(p * half + i)] = static_cast<float>(std::cos(angle));
+      sin_t[static_cast<std::size_t>(p * half + i)] = static_cast<float>(std::sin(angle));
+    }
+}
+
+}  // namespace
+
+struct CudaEnginePlan::Impl {
+  EngineDevice& device;
+  jobs::ModelSpec model;
+  CudaEngineParams p;
+  EngineSizes sizes;
+  GemmFn gemm;
+  DeviceWeights w;
+  KvBlocks blocks;
+  std::vector<std::int64_t> positions;  // tokens each slot holds
+  // Activations, sized for the largest step.
+  std::uint64_t x = 0, h = 0, proj = 0, att = 0, tmp = 0, gu = 0, act = 0, inv_rms = 0, last = 0, last_normed = 0;
+  std::uint64_t logits = 0, rope_cos = 0, rope_sin = 0, ints = 0, block_table = 0;
+  std::vector<std::uint64_t> k_cache, v_cache, state;  // per layer (0 where the layer has none)
+  std::vector<std::pair<int, int>> marks;               // (operator, mark) in stream order
+
+  Impl(EngineDevice& d, const jobs::ModelSpec& m, const abi::Weights& weights, const CudaEngineParams& params,
+       const EngineSizes& z, GemmFn g)
+      : device(d), model(m), p(params), sizes(z), gemm(std::move(g)), w(upload_weights(d, m, weights, params)),
+        blocks(z.slots, z.max_context, params.kv_block), positions(static_cast<std::size_t>(z.slots), 0) {
+    if (z.slots < 1 || z.max_context < 1 || z.most_sequences < 1 || z.most_tokens < 1)
+      throw std::invalid_argument("cuda engine: every engine size must be at least 1");
+    const std::int64_t N = z.most_tokens, S = z.most_sequences, H = m.hidden;
+    std::int64_t in_width = 0;
+    for (const DeviceLayer& l : w.layers) in_width = std::max<std::int64_t>(in_width, l.in_width);
+    x = d.allocate(floats(N * H));
+    h = d.allocate(floats(N * H));
+    tmp = d.allocate(floats(N * H));
+    proj = d.allocate(floats(N * in_width));
+    att = d.allocate(floats(N * m.heads * m.head_dim));
+    gu = d.allocate(floats(N * 2 * m.mlp_hidden));
+    act = d.allocate(floats(N * m.mlp_hidden));
+    inv_rms = d.allocate(floats(std::max(N, S)));
+    last = d.allocate(floats(S * H));
+    last_normed = d.allocate(floats(S * H));
+    logits = d.allocate(floats(S * m.vocab));
+    ints = d.allocate(static_cast<std::size_t>(3 * N + 5 * S) * sizeof(std::int32_t));
+    block_table = d.allocate(blocks.table().size() * sizeof(std::int32_t) + sizeof(std::int32_t));
+    std::vector<float> cos_t, sin_t;
+    rope_tables(m, z.max_context, cos_t, sin_t);
+    rope_cos = d.allocate(floats(static_cast<std::int64_t>(cos_t.size())));
+    rope_sin = d.allocate(floats(static_cast<std::int64_t>(sin_t.size())));
+    d.upload(rope_cos, cos_t.data(), floats(static_cast<std::int64_t>(cos_t.size())));
+    d.upload(rope_sin, sin_t.data(), floats(static_cast<std::int64_t>(sin_t.size())));
+    const std::int64_t cache_floats = blocks.rows() * m.kv_heads * m.head_dim;
+    for (const DeviceLayer& l : w.layers) {
+      k_cache.push_back(l.attention ? d.allocate(floats(cache_floats)) : 0);
+      v_cache.push_back(l.attention ? d.allocate(floats(cache_floats)) : 0);
+      state.push_back(l.attention ? 0 : d.allocate(floats(z.slots * m.heads * m.head_dim * m.head_dim)));
+    }
+    if (!gemm) gemm = [this](const GemmCall& c) { module_gemm(c); };
+  }
+
+  void module_gemm(const GemmCall& c) {
+    KernelArgs args;
+    args.pointer(c.a).i32(c.lda).pointer(c.w).pointer(c.c).i32(c.ldc).i32(c.m).i32(c.n).i32(c.k).pointer(c.row_scale)
+        .i32(c.accumulate ? 1 : 0);
+    device.launch("kf_gemm", gemm_launch(p, c.m, c.n), args);
+  }
+
+  void op_done(int op) { marks.emplace_back(op, device.mark()); }
+
+  // Before a group of projections that write (not add to) `rows` rows of `width` floats: split-K blocks add into
+  // their output, so it starts at zero.
+  void zero_for_split_k(std::uint64_t out, std::int64_t rows, std::int64_t width) {
+    if (p.SPLIT_K > 1) device.fill(out, 0, floats(rows * width));
+  }
+
+  void project(const std::vector<DeviceMatrix>& group, std::uint64_t a, int lda, std::uint64_t out, int ldc, int rows,
+               std::uint64_t row_scale) {
+    for (const DeviceMatrix& m : group)
+      gemm({a, m.address, out + floats(m.column), row_scale, lda, ldc, rows, m.n, m.k, false});
+  }
+
+  // RMSNorm of `rows` rows of `from`: into `to` with gamma, or (folded) only 1 / rms for the next GEMM's row scale.
+  // Returns the GEMM's input (the normed rows, or the raw ones when folded).
+  std::uint64_t norm(std::uint64_t from, std::uint64_t gamma, std::uint64_t to, std::int64_t rows) {
+    KernelArgs args;
+    args.pointer(from).pointer(gamma).pointer(gamma ? to : 0).pointer(gamma ? 0 : inv_rms).i32(static_cast<int>(model.hidden))
+        .f32(static_cast<float>(model.norm_eps));
+    device.launch("kf_rmsnorm", rows_launch(p, rows), args);
+    op_done(kNorm);
+    return gamma ? to : from;
+  }
+
+  // out (the residual stream x) += W `in`: in the GEMM's epilogue, or through tmp and kf_add.
+  void residual_projection(const DeviceMatrix& m, std::uint64_t in, int ld, int rows) {
+    const int H = static_cast<int>(model.hidden);
+    if (p.residual_epilogue) {
+      gemm({in, m.address, x, 0, ld, H, rows, m.n, m.k, true});
+      return;
+    }
+    zero_for_split_k(tmp, rows, H);
+    gemm({in, m.address, tmp, 0, ld, H, rows, m.n, m.k, false});
+    KernelArgs args;
+    args.pointer(x).pointer(tmp).i32(rows * H);
+    device.launch("kf_add", elementwise_launch(p, static_cast<std::int64_t>(rows) * H), args);
+  }
+
+  void layer(std::size_t l, int N, int S) {
+    const DeviceLayer& L = w.layers[l];
+    const int H = static_cast<int>(model.hidden), HD = static_cast<int>(model.heads * model.head_dim);
+    const int F = static_cast<int>(model.mlp_hidden), ctx = static_cast<int>(sizes.max_context);
+    const std::uint64_t scale = L.in_gamma ? 0 : inv_rms;
+    std::uint64_t in = norm(x, L.in_gamma, h, N);
+    zero_for_split_k(proj, N, L.in_width);
+    project(L.in_proj, in, H, proj, L.in_width, N, scale);
+    op_done(kQkv);
+    const std::uint64_t tok_slot = ints + floats(N), tok_pos = ints + floats(2 * N);
+    const float attn_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(model.head_dim)));
+    if (L.attention) {
+      KernelArgs rope;
+      rope.pointer(proj).i32(L.in_width).i32(static_cast<int>(model.heads)).i32(static_cast<int>(model.kv_heads))
+          .pointer(tok_slot).pointer(tok_pos).pointer(rope_cos).pointer(rope_sin).pointer(k_cache[l])
+          .pointer(v_cache[l]).i32(ctx).pointer(block_table).i32(static_cast<int>(blocks.table_width()));
+      device.launch("kf_rope_cache", rows_launch(p, N), rope);
+      KernelArgs attn;
+      attn.pointer(proj).i32(L.in_width).pointer(att).i32(static_cast<int>(model.heads))
+          .i32(static_cast<int>(model.kv_heads)).pointer(tok_slot).pointer(tok_pos).pointer(k_cache[l])
+          .pointer(v_cache[l]).i32(ctx).pointer(block_table).i32(static_cast<int>(blocks.table_width()))
+          .f32(attn_scale);
+      device.launch("kf_attention", attention_launch(p, N, model.heads), attn);
+      op_done(kAttention);
+    } else {
+      const std::uint64_t seqs = ints + floats(3 * N);
+      KernelArgs kda;
+      kda.pointer(proj).i32(L.in_width).pointer(att).i32(static_cast<int>(model.heads)).pointer(seqs)
+          .pointer(seqs + floats(S)).pointer(seqs + floats(2 * S)).pointer(seqs + floats(3 * S)).pointer(state[l])
+          .f32(attn_scale);
+      device.launch("kf_kda", kda_launch(S, model.heads, model.head_dim), kda);
+      op_done(kKda);
+    }
+    residual_projection(L.o, att, HD, N);
+    op_done(kOProj);
+    const std::uint64_t mlp_scale = L.post_gamma ? 0 : inv_rms;
+    in = norm(x, L.post_gamma, h, N);
+    zero_for_split_k(gu, N, 2 * F);
+    project(L.gate_up, in, H, gu, 2 * F, N, mlp_scale);
+    KernelArgs silu;
+    silu.pointer(gu).pointer(act).i32(F);
+    device.launch("kf_silu_mul", rows_launch(p, N), silu);
+    residual_projection(L.down, act, F, N);
+    op_done(kMlp);
+  }
+};
+
+CudaEnginePlan::CudaEnginePlan(EngineDevice& device, const jobs::ModelSpec& model, const abi::Weights& weights,
+                               const CudaEngineParams& params, const EngineSizes& sizes, GemmFn gemm)
+    : impl_(std::make_unique<Impl>(device, model, weights, params, sizes, std::move(gemm))) {
+  device.synchronize();  // the weights are in place before the first step
+}
+
+CudaEnginePlan::~CudaEnginePlan() = default;
+
+void CudaEnginePlan::module_gemm(const GemmCall& call) { impl_->module_gemm(call); }
+
+StepOutcome CudaEnginePlan::step(std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
+  Impl& I = *impl_;
+  const StepInts step = step_ints(seqs, tokens, I.model, I.sizes, I.positions, I.blocks);
+  const int N = static_cast<int>(tokens.size()), S = static_cast<int>(seqs.size());
+  const int H = static_cast<int>(I.model.hidden), V = static_cast<int>(I.model.vocab);
+  EngineDevice& d = I.device;
+  d.begin_marks();
+  I.marks.clear();
+  const int first = d.mark();
+  d.upload(I.ints, step.values.data(), step.values.size() * sizeof(std::int32_t));
+  if (step.table_changed)
+    d.upload(I.block_table, I.blocks.table().data(), I.blocks.table().size() * sizeof(std::int32_t));
+  d.fill(I.logits, 0xFF, floats(static_cast<std::int64_t>(S) * V));  // NaN wherever no kernel writes
+  KernelArgs embed;
+  embed.pointer(I.ints).pointer(I.w.embed).pointer(I.x).i32(H);
+  d.launch("kf_embed", rows_launch(I.p, N), embed);
+  I.op_done(kEmbed);
+  for (std::size_t l = 0; l < I.w.layers.size(); ++l) I.layer(l, N, S);
+  KernelArgs gather;
+  gather.pointer(I.x).pointer(I.ints + floats(3 * N + 4 * S)).pointer(I.last).i32(H);
+  d.launch("kf_gather_rows", rows_launch(I.p, S), gather);
+  const std::uint64_t scale = I.w.final_gamma ? 0 : I.inv_rms;
+  const std::uint64_t in = I.norm(I.last, I.w.final_gamma, I.last_normed, S);
+  I.zero_for_split_k(I.logits, S, V);
+  I.gemm({in, I.w.head.address, I.logits, scale, H, V, S, I.w.head.n, I.w.head.k, false});
+  StepOutcome out;
+  out.logits.resize(static_cast<std::size_t>(S) * V);
+  d.download(out.logits.data(), I.logits, floats(static_cast<std::int64_t>(S) * V));
+  I.op_done(kLmHead);
+  d.synchronize();
+  out.ms = d.elapsed_ms(first, I.marks.back().second);
+  int previous = first;
+  for (const auto& [op, mark] : I.marks) {
+    out.op_seconds[static_cast<std::size_t>(op)] += d.elapsed_ms(previous, mark) / 1e3;
+    previous = mark;
+  }
+  return out;
+}
+
+}  // namespace kforge::kernels::cuda::engine

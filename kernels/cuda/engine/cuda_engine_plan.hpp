@@ -1,0 +1,60 @@
+#pragma once
+// The cuda engine's launch plan (docs/engines.md, "The cuda engine"): the harness's side of a cuda engine. It
+// owns the engine's device memory (weights laid out as the genome chooses: fused, gamma-folded, prepacked; KV
+// caches contiguous or paged; KDA states; activations) and enqueues, for each step, the module's kernels in the
+// model's order on one stream, then reads the logits back. The module's kernels only compute; which kernel runs
+// on which buffers, and what the step returns, is decided here.
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "cuda_engine_launches.hpp"
+#include "cuda_engine_params.hpp"
+#include "engine/model_weights.hpp"
+#include "engine/serving_loop.hpp"
+#include "engine/serving_verdict.hpp"
+#include "engine_device.hpp"
+
+namespace kforge::kernels::cuda::engine {
+
+using kernels::engine::SeqDesc;
+using kernels::engine::StepOutcome;
+
+// One projection: C[m][n] (row stride ldc) = sum_k A[m][k] W[n][k] * (row_scale ? row_scale[m] : 1), written or
+// added to C. W is [n][k], or [k][n] when the plan prepacks.
+struct GemmCall {
+  std::uint64_t a = 0, w = 0, c = 0, row_scale = 0;
+  int lda = 0, ldc = 0, m = 0, n = 0, k = 0;
+  bool accumulate = false;
+};
+// How projections run: the module's kf_gemm by default; the cuBLAS baseline engine supplies its own.
+using GemmFn = std::function<void(const GemmCall&)>;
+
+class CudaEnginePlan {
+ public:
+  // Lays the weights out on `device` as `params` chooses and allocates everything a step of up to
+  // sizes.most_sequences sequences and sizes.most_tokens tokens needs. Throws std::invalid_argument for an
+  // unusable model (check_model) or sizes.
+  CudaEnginePlan(EngineDevice& device, const jobs::ModelSpec& model, const kernels::engine::Weights& weights,
+                 const CudaEngineParams& params, const EngineSizes& sizes, GemmFn gemm = {});
+  ~CudaEnginePlan();
+  CudaEnginePlan(const CudaEnginePlan&) = delete;
+  CudaEnginePlan& operator=(const CudaEnginePlan&) = delete;
+
+  // kStep's semantics (engine_abi.hpp): the last token's logits of each sequence, the step's stream time (from the
+  // first copy in to the logits back) and the time per operator class. The logits buffer is poisoned (NaN) before
+  // every step, so a kernel that writes nothing leaves NaN. Throws std::invalid_argument for a step the engine
+  // was not sized for or that does not continue its slot.
+  StepOutcome step(std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens);
+
+  // The module's kf_gemm with the plan's genome (what GemmFn defaults to).
+  void module_gemm(const GemmCall& call);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kforge::kernels::cuda::engine

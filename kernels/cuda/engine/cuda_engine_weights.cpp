@@ -1,0 +1,123 @@
+#include "cuda_engine_weights.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace kforge::kernels::cuda::engine {
+namespace {
+
+using kernels::engine::Weights;
+
+// A projection on the host: rows of `k` inputs, one per output.
+struct HostMatrix {
+  std::vector<float> rows;
+  int n = 0, k = 0;
+};
+
+const float* tensor_of(const Weights& w, const std::string& name) {
+  const float* t = w.tensor(name);
+  if (t == nullptr) throw std::invalid_argument("cuda engine: the weights lack tensor " + name);
+  return t;
+}
+
+HostMatrix matrix_of(const Weights& w, const std::string& name, std::int64_t n, std::int64_t k) {
+  const float* t = tensor_of(w, name);
+  return {std::vector<float>(t, t + n * k), static_cast<int>(n), static_cast<int>(k)};
+}
+
+HostMatrix concat_rows(const std::vector<HostMatrix>& parts) {
+  HostMatrix out{{}, 0, parts.front().k};
+  for (const HostMatrix& p : parts) {
+    out.rows.insert(out.rows.end(), p.rows.begin(), p.rows.end());
+    out.n += p.n;
+  }
+  return out;
+}
+
+// W diag(gamma): RMSNorm's gamma moved into the projection that reads the normed row.
+void fold(HostMatrix& m, const float* gamma) {
+  for (int r = 0; r < m.n; ++r)
+    for (int c = 0; c < m.k; ++c) m.rows[static_cast<std::size_t>(r) * m.k + c] *= gamma[c];
+}
+
+std::uint64_t upload_floats(EngineDevice& device, const float* data, std::size_t count) {
+  const std::uint64_t at = device.allocate(count * sizeof(float));
+  device.upload(at, data, count * sizeof(float));
+  return at;
+}
+
+DeviceMatrix upload_matrix(EngineDevice& device, const HostMatrix& m, bool prepack, int column) {
+  if (!prepack) return {upload_floats(device, m.rows.data(), m.rows.size()), m.n, m.k, column};
+  std::vector<float> transposed(m.rows.size());
+  for (int r = 0; r < m.n; ++r)
+    for (int c = 0; c < m.k; ++c)
+      transposed[static_cast<std::size_t>(c) * m.n + r] = m.rows[static_cast<std::size_t>(r) * m.k + c];
+  return {upload_floats(device, transposed.data(), transposed.size()), m.n, m.k, column};
+}
+
+// Uploads `parts` as one fused matrix or one each, at consecutive columns of the output row; folds `gamma` first.
+std::vector<DeviceMatrix> upload_group(EngineDevice& device, std::vector<HostMatrix> parts, bool fuse,
+                                       const float* gamma, const CudaEngineParams& p) {
+  if (gamma != nullptr)
+    for (HostMatrix& m : parts) fold(m, gamma);
+  if (fuse) return {upload_matrix(device, concat_rows(parts), p.prepack, 0)};
+  std::vector<DeviceMatrix> out;
+  int column = 0;
+  for (const HostMatrix& m : parts) {
+    out.push_back(upload_matrix(device, m, p.prepack, column));
+    column += m.n;
+  }
+  return out;
+}
+
+DeviceLayer upload_layer(EngineDevice& device, const jobs::ModelSpec& model, const Weights& w, std::int64_t l,
+                         const CudaEngineParams& p) {
+  const std::string at = "model.layers." + std::to_string(l) + ".";
+  const std::int64_t H = model.hidden, D = model.head_dim, F = model.mlp_hidden;
+  DeviceLayer layer;
+  layer.attention = kernels::engine::is_attention_layer(model, l);
+  const float* in_gamma = tensor_of(w, at + "input_layernorm.weight");
+  const float* post_gamma = tensor_of(w, at + "post_attention_layernorm.weight");
+  if (!p.fold_norm) {
+    layer.in_gamma = upload_floats(device, in_gamma, static_cast<std::size_t>(H));
+    layer.post_gamma = upload_floats(device, post_gamma, static_cast<std::size_t>(H));
+  }
+  const std::int64_t kv_rows = (layer.attention ? model.kv_heads : model.heads) * D;
+  std::vector<HostMatrix> in = {matrix_of(w, at + "self_attn.q_proj.weight", model.heads * D, H),
+                                matrix_of(w, at + "self_attn.k_proj.weight", kv_rows, H),
+                                matrix_of(w, at + "self_attn.v_proj.weight", kv_rows, H)};
+  if (!layer.attention) {
+    in.push_back(matrix_of(w, at + "self_attn.f_proj.weight", model.heads * D, H));
+    in.push_back(matrix_of(w, at + "self_attn.b_proj.weight", model.heads, H));
+  }
+  for (const HostMatrix& m : in) layer.in_width += m.n;
+  layer.in_proj = upload_group(device, std::move(in), p.fuse_qkv, p.fold_norm ? in_gamma : nullptr, p);
+  layer.o = upload_matrix(device, matrix_of(w, at + "self_attn.o_proj.weight", H, model.heads * D), p.prepack, 0);
+  layer.gate_up = upload_group(
+      device, {matrix_of(w, at + "mlp.gate_proj.weight", F, H), matrix_of(w, at + "mlp.up_proj.weight", F, H)},
+      p.fuse_gate_up, p.fold_norm ? post_gamma : nullptr, p);
+  layer.down = upload_matrix(device, matrix_of(w, at + "mlp.down_proj.weight", H, F), p.prepack, 0);
+  return layer;
+}
+
+}  // namespace
+
+DeviceWeights upload_weights(EngineDevice& device, const jobs::ModelSpec& model, const Weights& weights,
+                             const CudaEngineParams& params) {
+  kernels::engine::check_model(model);
+  const std::int64_t H = model.hidden, V = model.vocab;
+  DeviceWeights out;
+  out.embed = upload_floats(device, tensor_of(weights, "model.embed_tokens.weight"), static_cast<std::size_t>(V * H));
+  for (std::int64_t l = 0; l < model.layers; ++l) out.layers.push_back(upload_layer(device, model, weights, l, params));
+  const float* final_gamma = tensor_of(weights, "model.norm.weight");
+  if (!params.fold_norm) out.final_gamma = upload_floats(device, final_gamma, static_cast<std::size_t>(H));
+  HostMatrix head = matrix_of(weights, model.tied_embeddings ? "model.embed_tokens.weight" : "lm_head.weight", V, H);
+  if (params.fold_norm) fold(head, final_gamma);
+  // Tied and neither folded nor prepacked: the head is the embedding itself, not a copy.
+  out.head = (model.tied_embeddings && !params.fold_norm && !params.prepack)
+                 ? DeviceMatrix{out.embed, static_cast<int>(V), static_cast<int>(H), 0}
+                 : upload_matrix(device, head, params.prepack, 0);
+  return out;
+}
+
+}  // namespace kforge::kernels::cuda::engine

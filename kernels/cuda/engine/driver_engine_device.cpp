@@ -1,0 +1,83 @@
+#include "driver_engine_device.hpp"
+
+#include <stdexcept>
+
+#include "checked_call.hpp"
+#include "cuda_engine_source.hpp"
+
+namespace kforge::kernels::cuda::engine {
+
+DriverEngineDevice::DriverEngineDevice(std::unique_ptr<DeviceSession> session, const std::string& cubin)
+    : session_(std::move(session)), api_(session_->api()) {
+  KFORGE_CU_CHECK(api_.cuModuleLoadData(&module_, cubin.data()));
+  for (std::string_view name : kEngineKernels) {
+    CUfunction f = nullptr;
+    const std::string n(name);
+    if (api_.cuModuleGetFunction(&f, module_, n.c_str()) != CUDA_SUCCESS) {
+      api_.cuModuleUnload(module_);
+      throw std::runtime_error("cuda engine: the module defines no kernel " + n +
+                               " (every engine module defines extern \"C\" __global__ " + n + ", docs/engines.md)");
+    }
+    kernels_.emplace(n, f);
+  }
+}
+
+DriverEngineDevice::~DriverEngineDevice() {
+  for (CUevent e : events_) api_.cuEventDestroy(e);
+  buffers_.clear();
+  api_.cuModuleUnload(module_);
+}
+
+std::uint64_t DriverEngineDevice::allocate(std::size_t bytes) {
+  buffers_.emplace_back(api_, bytes);
+  allocated_ += bytes;
+  return buffers_.back().address();
+}
+
+void DriverEngineDevice::upload(std::uint64_t to, const void* from, std::size_t bytes) {
+  // Pageable memory: the driver stages it before returning, so `from` may be reused at once; ordered on the stream.
+  if (bytes != 0) KFORGE_CU_CHECK(api_.cuMemcpyHtoDAsync(to, from, bytes, session_->stream()));
+}
+
+void DriverEngineDevice::download(void* to, std::uint64_t from, std::size_t bytes) {
+  if (bytes != 0) KFORGE_CU_CHECK(api_.cuMemcpyDtoHAsync(to, from, bytes, session_->stream()));
+}
+
+void DriverEngineDevice::fill(std::uint64_t to, unsigned char value, std::size_t bytes) {
+  if (bytes != 0) KFORGE_CU_CHECK(api_.cuMemsetD8Async(to, value, bytes, session_->stream()));
+}
+
+void DriverEngineDevice::launch(std::string_view name, const LaunchConfig& l, KernelArgs& args) {
+  const auto it = kernels_.find(name);
+  if (it == kernels_.end()) throw std::logic_error("cuda engine: no kernel " + std::string(name) + " in the module");
+  const CUresult r = api_.cuLaunchKernel(it->second, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                                         l.block[2], 0, session_->stream(), args.pointers(), nullptr);
+  if (r != CUDA_SUCCESS)
+    throw std::runtime_error("cuda engine: launching " + std::string(name) + " (" + l.text() +
+                             ") failed: " + driver_error_text(r));
+}
+
+int DriverEngineDevice::mark() {
+  if (next_mark_ == static_cast<int>(events_.size())) {
+    CUevent e = nullptr;
+    KFORGE_CU_CHECK(api_.cuEventCreate(&e, CU_EVENT_DEFAULT));
+    events_.push_back(e);
+  }
+  KFORGE_CU_CHECK(api_.cuEventRecord(events_[static_cast<std::size_t>(next_mark_)], session_->stream()));
+  return next_mark_++;
+}
+
+double DriverEngineDevice::elapsed_ms(int from, int to) {
+  float ms = 0.f;
+  KFORGE_CU_CHECK(api_.cuEventElapsedTime(&ms, events_.at(static_cast<std::size_t>(from)),
+                                          events_.at(static_cast<std::size_t>(to))));
+  return ms;
+}
+
+void DriverEngineDevice::synchronize() {
+  // A kernel that faulted (illegal address, trap) surfaces here with the driver's error name; the sandbox records
+  // the child as crashed with this text.
+  KFORGE_CU_CHECK(api_.cuStreamSynchronize(session_->stream()));
+}
+
+}  // namespace kforge::kernels::cuda::engine

@@ -1,0 +1,45 @@
+#pragma once
+// The cuda engine's launch plan on a GPU (engine_device.hpp) through the driver API: the candidate's module loaded
+// in the child's fresh context, the harness's own stream, device buffers the plan owns, and CUDA events as marks.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device.hpp"
+#include "engine_device.hpp"
+
+namespace kforge::kernels::cuda::engine {
+
+class DriverEngineDevice final : public EngineDevice {
+ public:
+  // Loads the cubin in the session's context and finds every kernel of kEngineKernels (a module without one of them
+  // throws, naming it).
+  DriverEngineDevice(std::unique_ptr<DeviceSession> session, const std::string& cubin);
+  ~DriverEngineDevice() override;
+
+  std::uint64_t allocate(std::size_t bytes) override;
+  void upload(std::uint64_t to, const void* from, std::size_t bytes) override;
+  void download(void* to, std::uint64_t from, std::size_t bytes) override;
+  void fill(std::uint64_t to, unsigned char value, std::size_t bytes) override;
+  void launch(std::string_view name, const LaunchConfig& l, KernelArgs& args) override;
+  void begin_marks() override { next_mark_ = 0; }
+  int mark() override;
+  double elapsed_ms(int from, int to) override;
+  void synchronize() override;
+  double used_memory_mib() override { return static_cast<double>(allocated_) / (1024.0 * 1024.0); }
+
+  CUstream stream() const { return session_->stream(); }  // the harness's stream (the cuBLAS baseline runs on it)
+
+ private:
+  std::unique_ptr<DeviceSession> session_;
+  const DriverApi& api_;
+  CUmodule module_ = nullptr;
+  std::map<std::string, CUfunction, std::less<>> kernels_;
+  std::vector<DeviceBuffer> buffers_;
+  std::vector<CUevent> events_;  // reused by every step's marks
+  int next_mark_ = 0;
+  std::size_t allocated_ = 0;
+};
+
+}  // namespace kforge::kernels::cuda::engine

@@ -1,0 +1,107 @@
+// The cuda engine end to end on the CPU emulation of its module (a FAKE GPU, tests/kernels_cuda/emulator/): the
+// launch plan and the kernels NVRTC compiles for sm_90a, run as host C++, must reproduce the double reference
+// engine's logits at every step of the verification trace for every code path the genome chooses (fusions, folded
+// norms, residual epilogue, prepacked weights, split-K, paged KV cache, KDA state in registers), on both
+// architectures, and serve the workload with its figures. What this cannot show: speed, and the driver calls.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "emulated_backend.hpp"
+#include "engine/engine_abi.hpp"
+
+namespace kforge::kernels::cuda::engine {
+namespace {
+
+using testing::ScratchDir;
+
+struct Served {
+  VerifyResult verified;
+  TimeResult timed;
+};
+
+Served verify_and_time(const std::string& architecture, const jobs::Genome& g, const std::string& source = {}) {
+  ScratchDir scratch;
+  CudaEngineBackend b = testing::emulated_backend(scratch);
+  const jobs::EvalSettings s = testing::settings(architecture);
+  const EvalContext ctx = testing::context(s, scratch, "hopper");
+  const jobs::Candidate c = testing::candidate(g, source);
+  const CompileResult compiled = b.compile(b.render(c), c, ctx);
+  EXPECT_TRUE(compiled.ok) << compiled.log;
+  if (!compiled.ok) return {};
+  b.load(compiled);
+  Served out;
+  out.verified = b.verify(ctx);
+  if (out.verified.status == jobs::Status::ok) out.timed = b.time(ctx);
+  return out;
+}
+
+void expect_correct(const std::string& architecture, const jobs::Genome& g) {
+  const Served r = verify_and_time(architecture, g);
+  ASSERT_EQ(r.verified.status, jobs::Status::ok) << g.to_text() << "\n" << r.verified.evidence << " " << r.verified.failed_case;
+  EXPECT_LT(r.verified.max_rel_error, 1e-5) << g.to_text();  // fp32 against double: far inside the 1e-4 tolerance
+  EXPECT_EQ(r.timed.status, jobs::Status::ok) << r.timed.evidence;
+  EXPECT_FALSE(r.timed.samples_ms.empty());
+}
+
+TEST(CudaEngineEmulated, TheDefaultEngineReproducesTheReferenceOnBothArchitectures) {
+  expect_correct("llama", testing::genome_with({}));
+  expect_correct("kimi-linear", testing::genome_with({}));
+}
+
+TEST(CudaEngineEmulated, EveryLaunchPlanChoiceComputesTheSameModel) {
+  // Every fusion off, norms folded, residuals through kf_add, prepacked weights, split-K atomics, paged KV cache.
+  const jobs::Genome other = testing::genome_with({{"fuse_qkv", 0},
+                                                   {"fuse_gate_up", 0},
+                                                   {"fold_norm", 1},
+                                                   {"residual_epilogue", 0},
+                                                   {"prepack", 1},
+                                                   {"SPLIT_K", 4},
+                                                   {"kv_block", 16}});
+  expect_correct("llama", other);
+  expect_correct("kimi-linear", other);
+}
+
+TEST(CudaEngineEmulated, KernelVariantsComputeTheSameModel) {
+  // Small tiles with a partial edge, attention tiles shorter than the trace's 73 positions, KDA state in registers.
+  expect_correct("kimi-linear", testing::genome_with({{"BM", 16},
+                                                      {"BN", 32},
+                                                      {"BK", 8},
+                                                      {"TM", 1},
+                                                      {"TN", 2},
+                                                      {"ATTN_THREADS", 32},
+                                                      {"ATTN_TILE", 32},
+                                                      {"NORM_THREADS", 32},
+                                                      {"kda_state_regs", 1},
+                                                      {"kv_block", 32}}));
+  expect_correct("llama", testing::genome_with({{"BM", 64}, {"BN", 128}, {"BK", 32}, {"TM", 8}, {"TN", 4},
+                                                {"ATTN_THREADS", 256}, {"ATTN_TILE", 128}, {"NORM_THREADS", 256}}));
+}
+
+TEST(CudaEngineEmulated, ServingFiguresHaveTheirUnitsAndTheOperatorsShareAddsUp) {
+  const Served r = verify_and_time("kimi-linear", testing::genome_with({}));
+  ASSERT_EQ(r.timed.status, jobs::Status::ok) << r.timed.evidence;
+  std::map<std::string, jobs::Metric> m;
+  for (const auto& x : r.timed.metrics) m[x.name] = x;
+  EXPECT_EQ(m.at("output_tokens_per_s").unit, "tokens/s");
+  EXPECT_GT(m.at("output_tokens_per_s").value, 0.0);
+  EXPECT_GT(m.at("peak_memory_mb").value, 0.0);  // the device memory the plan allocated
+  double shares = 0.0;
+  for (const auto op : kernels::engine::kOperators) shares += m.at("op_share." + std::string(op)).value;
+  EXPECT_NEAR(shares, 1.0, 1e-9);
+  EXPECT_GT(m.at("op_share.kda").value, 0.0);
+  EXPECT_GT(m.at("op_share.attention").value, 0.0);
+}
+
+TEST(CudaEngineEmulated, TheReferenceBaselineServesTheSameTrace) {
+  ScratchDir scratch;
+  CudaEngineBackend b = testing::emulated_backend(scratch);
+  const jobs::EvalSettings s = testing::settings("llama");
+  const auto baselines = b.time_baselines(testing::context(s, scratch, "hopper"));
+  ASSERT_EQ(baselines.size(), 1u);
+  EXPECT_EQ(baselines[0].name, "reference");
+  EXPECT_GT(baselines[0].time_median_ms, 0.0);
+}
+
+}  // namespace
+}  // namespace kforge::kernels::cuda::engine

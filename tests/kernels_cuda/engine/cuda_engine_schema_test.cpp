@@ -1,0 +1,33 @@
+// The published schema of cuda/engine (kforge/kernels/family_schema.hpp, what `kforge validate` checks a campaign
+// against) agrees with the cuda engine's genome (cuda_engine_params.hpp): the same parameters with the same choices,
+// the schedule's strings, the baselines and the targets.
+#include <gtest/gtest.h>
+
+#include "arch.hpp"
+#include "cuda_engine_params.hpp"
+#include "kforge/kernels/family_schema.hpp"
+
+namespace kforge::kernels::cuda::engine {
+namespace {
+
+TEST(CudaEngineSchema, TheSchemaListsTheGenomesParametersWithTheirChoices) {
+  const FamilySchema* s = find_family_schema("cuda", "engine");
+  ASSERT_NE(s, nullptr);
+  const ParamSpace& space = cuda_engine_space();
+  ASSERT_EQ(s->parameters.size(), cuda_engine_param_names().size());
+  for (const auto& p : s->parameters) {
+    if (p.name == "schedule") {
+      EXPECT_EQ(p.string_choices, (std::vector<std::string>{"decode_first", "prefill_first"}));
+      continue;
+    }
+    ASSERT_TRUE(space.count(p.name)) << p.name;
+    EXPECT_EQ(p.int_choices, space.at(p.name)) << p.name;
+  }
+  EXPECT_EQ(s->baselines, (std::vector<std::string>{"reference", "cublas"}));
+  ASSERT_EQ(s->targets.size(), known_archs().size());
+  for (std::size_t i = 0; i < s->targets.size(); ++i) EXPECT_EQ(s->targets[i].name, known_archs()[i].target);
+  EXPECT_FALSE(cuda_engine_invalid_reason(default_cuda_engine_genome()));
+}
+
+}  // namespace
+}  // namespace kforge::kernels::cuda::engine
