@@ -55,6 +55,7 @@ class CudaEngineBackend final : public Backend {
   static std::vector<std::string> layout_defines(const jobs::ModelSpec& model, const CudaEngineParams& p);
 
  private:
+  static const jobs::EvalSettings& settings_of(const EvalContext& ctx);  // throws when the context has none
   void ensure_plan(const EvalContext& ctx);
   CompileResult compile_module(const std::string& source, const jobs::Candidate& c, const EvalContext& ctx,
                                CompileIn where);

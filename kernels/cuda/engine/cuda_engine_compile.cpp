@@ -16,12 +16,12 @@ namespace {
 
 constexpr const char* kBackend = "cuda engine backend";
 
-const jobs::EvalSettings& settings_of(const EvalContext& ctx) {
+}  // namespace
+
+const jobs::EvalSettings& CudaEngineBackend::settings_of(const EvalContext& ctx) {
   if (ctx.settings == nullptr) throw std::invalid_argument("cuda engine backend: EvalContext.settings is null");
   return *ctx.settings;
 }
-
-}  // namespace
 
 CudaEngineBackend::CudaEngineBackend(CudaBackendOptions options, DeviceFactory device)
     : options_(std::move(options)), make_device_(std::move(device)) {}

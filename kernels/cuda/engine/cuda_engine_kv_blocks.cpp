@@ -37,6 +37,11 @@ bool KvBlocks::cover(std::int64_t slot, std::int64_t end) {
   return changed;
 }
 
+std::int64_t step_table_offset(StepTable t, std::int64_t N, std::int64_t S) {
+  const auto k = static_cast<std::int64_t>(t);
+  return k < 3 ? k * N : 3 * N + (k - 3) * S;
+}
+
 StepInts step_ints(std::span<const kernels::engine::SeqDesc> seqs, std::span<const std::int32_t> tokens,
                    const jobs::ModelSpec& model, const kernels::engine::EngineSizes& sizes,
                    std::vector<std::int64_t>& positions, KvBlocks& blocks) {
@@ -47,9 +52,8 @@ StepInts step_ints(std::span<const kernels::engine::SeqDesc> seqs, std::span<con
                                 " sequences and up to " + std::to_string(sizes.most_tokens) + " tokens");
   StepInts out;
   out.values.assign(static_cast<std::size_t>(3 * N + 5 * S), 0);
-  auto at = [&](std::int64_t table, std::int64_t i) -> std::int32_t& {
-    const std::int64_t base = table < 3 ? table * N : 3 * N + (table - 3) * S;
-    return out.values[static_cast<std::size_t>(base + i)];
+  auto at = [&](StepTable table, std::int64_t i) -> std::int32_t& {
+    return out.values[static_cast<std::size_t>(step_table_offset(table, N, S) + i)];
   };
   std::int64_t row = 0;
   for (std::int64_t s = 0; s < S; ++s) {
@@ -65,18 +69,18 @@ StepInts step_ints(std::span<const kernels::engine::SeqDesc> seqs, std::span<con
     if (q.start_position == 0) blocks.release(q.slot);
     out.table_changed |= blocks.cover(q.slot, q.start_position + q.token_count);
     held = q.start_position + q.token_count;
-    at(3, s) = static_cast<std::int32_t>(q.slot);
-    at(4, s) = static_cast<std::int32_t>(q.start_position);
-    at(5, s) = static_cast<std::int32_t>(q.token_count);
-    at(6, s) = static_cast<std::int32_t>(row);
-    at(7, s) = static_cast<std::int32_t>(row + q.token_count - 1);
+    at(StepTable::seq_slot, s) = static_cast<std::int32_t>(q.slot);
+    at(StepTable::seq_start, s) = static_cast<std::int32_t>(q.start_position);
+    at(StepTable::seq_count, s) = static_cast<std::int32_t>(q.token_count);
+    at(StepTable::seq_row, s) = static_cast<std::int32_t>(row);
+    at(StepTable::last_row, s) = static_cast<std::int32_t>(row + q.token_count - 1);
     for (std::int64_t t = 0; t < q.token_count; ++t, ++row) {
       const std::int32_t token = tokens[static_cast<std::size_t>(row)];
       if (token < 0 || token >= model.vocab)
         throw std::invalid_argument(which + ": token " + std::to_string(token) + " is outside the vocabulary");
-      at(0, row) = token;
-      at(1, row) = static_cast<std::int32_t>(q.slot);
-      at(2, row) = static_cast<std::int32_t>(q.start_position + t);
+      at(StepTable::tokens, row) = token;
+      at(StepTable::tok_slot, row) = static_cast<std::int32_t>(q.slot);
+      at(StepTable::tok_pos, row) = static_cast<std::int32_t>(q.start_position + t);
     }
   }
   if (row != N) throw std::invalid_argument("cuda engine: the sequences hold " + std::to_string(row) + " tokens, the step " + std::to_string(N));

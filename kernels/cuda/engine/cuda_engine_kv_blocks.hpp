@@ -30,6 +30,10 @@ class KvBlocks {
 
 // One step's integers, in the order the plan's kernels find them: tokens, tok_slot, tok_pos (N each), then
 // seq_slot, seq_start, seq_count, seq_row (first token's row), last_row (S each).
+enum class StepTable { tokens, tok_slot, tok_pos, seq_slot, seq_start, seq_count, seq_row, last_row };
+// Where table `t` starts, in int32 elements, in a step of N tokens and S sequences.
+std::int64_t step_table_offset(StepTable t, std::int64_t N, std::int64_t S);
+
 struct StepInts {
   std::vector<std::int32_t> values;
   bool table_changed = false;

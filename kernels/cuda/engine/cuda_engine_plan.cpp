@@ -94,6 +94,11 @@ struct CudaEnginePlan::Impl {
 
   void op_done(int op) { marks.emplace_back(op, device.mark()); }
 
+  // The device address of one of the step's integer tables (cuda_engine_kv_blocks.hpp).
+  std::uint64_t table(StepTable t, std::int64_t N, std::int64_t S) const {
+    return ints + static_cast<std::uint64_t>(step_table_offset(t, N, S)) * sizeof(std::int32_t);
+  }
+
   // Before a group of projections that write (not add to) `rows` rows of `width` floats: split-K blocks add into
   // their output, so it starts at zero.
   void zero_for_split_k(std::uint64_t out, std::int64_t rows, std::int64_t width) {
@@ -140,7 +145,7 @@ struct CudaEnginePlan::Impl {
     zero_for_split_k(proj, N, L.in_width);
     project(L.in_proj, in, H, proj, L.in_width, N, scale);
     op_done(kQkv);
-    const std::uint64_t tok_slot = ints + floats(N), tok_pos = ints + floats(2 * N);
+    const std::uint64_t tok_slot = table(StepTable::tok_slot, N, S), tok_pos = table(StepTable::tok_pos, N, S);
     const float attn_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(model.head_dim)));
     if (L.attention) {
       KernelArgs rope;
@@ -156,10 +161,10 @@ struct CudaEnginePlan::Impl {
       device.launch("kf_attention", attention_launch(p, N, model.heads), attn);
       op_done(kAttention);
     } else {
-      const std::uint64_t seqs = ints + floats(3 * N);
       KernelArgs kda;
-      kda.pointer(proj).i32(L.in_width).pointer(att).i32(static_cast<int>(model.heads)).pointer(seqs)
-          .pointer(seqs + floats(S)).pointer(seqs + floats(2 * S)).pointer(seqs + floats(3 * S)).pointer(state[l])
+      kda.pointer(proj).i32(L.in_width).pointer(att).i32(static_cast<int>(model.heads))
+          .pointer(table(StepTable::seq_slot, N, S)).pointer(table(StepTable::seq_start, N, S))
+          .pointer(table(StepTable::seq_count, N, S)).pointer(table(StepTable::seq_row, N, S)).pointer(state[l])
           .f32(attn_scale);
       device.launch("kf_kda", kda_launch(S, model.heads, model.head_dim), kda);
       op_done(kKda);
@@ -186,8 +191,6 @@ CudaEnginePlan::CudaEnginePlan(EngineDevice& device, const jobs::ModelSpec& mode
 
 CudaEnginePlan::~CudaEnginePlan() = default;
 
-void CudaEnginePlan::module_gemm(const GemmCall& call) { impl_->module_gemm(call); }
-
 StepOutcome CudaEnginePlan::step(std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
   Impl& I = *impl_;
   const StepInts step = step_ints(seqs, tokens, I.model, I.sizes, I.positions, I.blocks);
@@ -202,12 +205,12 @@ StepOutcome CudaEnginePlan::step(std::span<const SeqDesc> seqs, std::span<const 
     d.upload(I.block_table, I.blocks.table().data(), I.blocks.table().size() * sizeof(std::int32_t));
   d.fill(I.logits, 0xFF, floats(static_cast<std::int64_t>(S) * V));  // NaN wherever no kernel writes
   KernelArgs embed;
-  embed.pointer(I.ints).pointer(I.w.embed).pointer(I.x).i32(H);
+  embed.pointer(I.table(StepTable::tokens, N, S)).pointer(I.w.embed).pointer(I.x).i32(H);
   d.launch("kf_embed", rows_launch(I.p, N), embed);
   I.op_done(kEmbed);
   for (std::size_t l = 0; l < I.w.layers.size(); ++l) I.layer(l, N, S);
   KernelArgs gather;
-  gather.pointer(I.x).pointer(I.ints + floats(3 * N + 4 * S)).pointer(I.last).i32(H);
+  gather.pointer(I.x).pointer(I.table(StepTable::last_row, N, S)).pointer(I.last).i32(H);
   d.launch("kf_gather_rows", rows_launch(I.p, S), gather);
   const std::uint64_t scale = I.w.final_gamma ? 0 : I.inv_rms;
   const std::uint64_t in = I.norm(I.last, I.w.final_gamma, I.last_normed, S);

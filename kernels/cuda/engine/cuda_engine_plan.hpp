@@ -49,9 +49,6 @@ class CudaEnginePlan {
   // was not sized for or that does not continue its slot.
   StepOutcome step(std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens);
 
-  // The module's kf_gemm with the plan's genome (what GemmFn defaults to).
-  void module_gemm(const GemmCall& call);
-
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

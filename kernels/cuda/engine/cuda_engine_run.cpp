@@ -1,8 +1,6 @@
 // CudaEngineBackend, run stage (in the candidate's sandboxed child): the module on the device, the launch plan
 // serving the verification traces and the workload, and the baselines on the same trace and clock.
 #include <chrono>
-#include <fstream>
-#include <iterator>
 #include <stdexcept>
 
 #include "cublas_gemm.hpp"
@@ -18,17 +16,6 @@ namespace {
 
 namespace abi = kernels::engine;
 constexpr const char* kBackend = "cuda engine backend";
-
-const jobs::EvalSettings& settings_of(const EvalContext& ctx) {
-  if (ctx.settings == nullptr) throw std::invalid_argument("cuda engine backend: EvalContext.settings is null");
-  return *ctx.settings;
-}
-
-std::string read_binary(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cuda engine backend: cannot read the cubin " + path.string());
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 abi::StepFn step_of(CudaEnginePlan& plan) {
   return [&plan](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) { return plan.step(seqs, tokens); };
@@ -59,7 +46,7 @@ std::unique_ptr<EngineDevice> make_gpu_device(const ModuleImage& image) {
     throw std::runtime_error("cuda engine backend: the module is for " + image.arch->arch + " but this GPU (" +
                              session->name() + ") has compute capability " + std::to_string(cc / 10) + "." +
                              std::to_string(cc % 10) + ": the island's target does not match the node's GPUs");
-  return std::make_unique<DriverEngineDevice>(std::move(session), read_binary(image.cubin));
+  return std::make_unique<DriverEngineDevice>(std::move(session), read_cubin(image.cubin));
 }
 
 void CudaEngineBackend::load(const CompileResult& compiled) {

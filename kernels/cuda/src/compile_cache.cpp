@@ -112,4 +112,10 @@ fs::path default_cache_dir(const fs::path& fallback) {
   return fallback;
 }
 
+std::string read_cubin(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cuda backend: cannot read the cubin " + path.string());
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 }  // namespace kforge::kernels::cuda

@@ -49,6 +49,9 @@ class CompileCache {
   std::filesystem::path root_;
 };
 
+// The bytes of a cubin (cuModuleLoadData's image); throws std::runtime_error naming the file when unreadable.
+std::string read_cubin(const std::filesystem::path& path);
+
 // KFORGE_CUDA_CACHE when set, else $XDG_CACHE_HOME/kforge/cuda, else $HOME/.cache/kforge/cuda, else `fallback`.
 std::filesystem::path default_cache_dir(const std::filesystem::path& fallback);
 

@@ -1,8 +1,6 @@
 // CudaBackend, run stage (in the candidate's child): load the cubin in a fresh context, verify on fresh random
 // inputs with poisoned outputs and checked inputs, time with events and L2 flushes, time the baselines.
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <stdexcept>
 
 #include "case_run.hpp"
@@ -21,12 +19,6 @@ constexpr std::uint64_t kBaselineStream = 0xc2b2ae3d27d4eb4full;
 const jobs::EvalSettings& settings_of(const EvalContext& ctx) {
   if (ctx.settings == nullptr) throw std::invalid_argument("cuda backend: EvalContext.settings is null");
   return *ctx.settings;
-}
-
-std::string read_binary(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cuda backend: cannot read the cubin " + path.string());
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 int arch_number(const std::string& arch) {  // "sm_90a" -> 90
@@ -62,7 +54,7 @@ void CudaBackend::load(const CompileResult& compiled) {
     throw std::runtime_error("cuda backend: the cubin is for " + arch_->arch + " but this GPU (" + s.name() +
                              ") has compute capability " + std::to_string(cc / 10) + "." + std::to_string(cc % 10) +
                              ": the island's target does not match the node's GPUs");
-  kernel_ = std::make_unique<LoadedKernel>(s, read_binary(compiled.artefact), family_->entry_point());
+  kernel_ = std::make_unique<LoadedKernel>(s, read_cubin(compiled.artefact), family_->entry_point());
 }
 
 CheckOutcome CudaBackend::run_case(const HostCase& hc, const LaunchConfig& l) {
@@ -188,7 +180,7 @@ std::vector<jobs::Baseline> CudaBackend::time_baselines(const EvalContext& ctx) 
       jobs::assign_id(ref);
       const CompileResult compiled = compile_with(render(ref), ref, ctx, CompileIn::this_process);
       if (!compiled.ok) throw std::runtime_error("cuda backend: the reference kernel does not compile:\n" + compiled.log);
-      const LoadedKernel kernel(session(), read_binary(compiled.artefact), family_->entry_point());
+      const LoadedKernel kernel(session(), read_cubin(compiled.artefact), family_->entry_point());
       const LaunchConfig l = family_->launch(ref.genome, main);
       samples = time_case(hc, [&](CaseRun& run) { kernel.launch(l, run.args(), session().stream()); }, settings, nullptr);
     } else {
