@@ -1,13 +1,14 @@
 # Source this file (". BUNDLE/env.sh") to use a kforge GPU bundle (tools/gpu-bundle.sh, commit @BUNDLE_COMMIT@).
 # Puts the bundle's kforge, kforge-eval and mpirun first on PATH, points OpenMPI and PMIx at the plugins and
-# help texts inside the bundle, and unpacks OpenBLAS and its Fortran runtime on first use (they travel
-# xz-compressed).
+# help texts inside the bundle, and unpacks OpenBLAS, its Fortran runtime and the gpu test binaries on first use
+# (they travel xz-compressed).
 KFORGE_BUNDLE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export KFORGE_BUNDLE
-for packed in "$KFORGE_BUNDLE"/lib/*.so*.xz; do
+for packed in "$KFORGE_BUNDLE"/lib/*.so*.xz "$KFORGE_BUNDLE"/tests/*.xz; do
   [[ -e $packed && ! -e ${packed%.xz} ]] || continue
-  if command -v xz > /dev/null; then xz -dk "$packed"; else
-    python3 -c 'import lzma, sys; open(sys.argv[2], "wb").write(lzma.open(sys.argv[1]).read())' "$packed" "${packed%.xz}"
+  if command -v xz > /dev/null; then xz -dk "$packed"; else  # xz keeps the packed file's mode
+    python3 -c 'import lzma, os, sys; open(sys.argv[2], "wb").write(lzma.open(sys.argv[1]).read())
+os.chmod(sys.argv[2], os.stat(sys.argv[1]).st_mode & 0o777)' "$packed" "${packed%.xz}"
   fi
 done
 export PATH="$KFORGE_BUNDLE/bin:$PATH"

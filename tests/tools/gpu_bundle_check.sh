@@ -13,10 +13,11 @@ bytes=$(du -sb "$B" | cut -f1)
 ((bytes <= 48 * 1024 * 1024)) || { echo "bundle is $bytes bytes"; exit 1; }
 ! find "$B" -name 'libcuda*' | grep .
 for x in kforge kforge-eval mpirun; do [[ -x $B/bin/$x ]]; done
-[[ -x $B/tests/kforge_kernels_cuda_gpu_test && -x $B/tests/kforge_kernels_cuda_isolation_test ]]
+[[ -e $B/tests/kforge_kernels_cuda_gpu_test.xz && -e $B/tests/kforge_kernels_cuda_isolation_test.xz ]]
 # shellcheck disable=SC1091
 . "$B/env.sh"
 [[ -e $B/lib/libopenblas.so.0 ]]  # unpacked by env.sh
+[[ -x $B/tests/kforge_kernels_cuda_gpu_test && -x $B/tests/kforge_kernels_cuda_isolation_test ]]  # unpacked, runnable
 DEV_LIBS='libhdf5|libmpi|libopen-(rte|pal)|libyaml-cpp|libboost|libslurm|libopenblas|libpmix|libhwloc|libgfortran'
 checked=0
 while read -r elf; do
