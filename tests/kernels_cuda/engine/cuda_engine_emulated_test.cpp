@@ -20,12 +20,11 @@ struct Served {
   TimeResult timed;
 };
 
-Served verify_and_time(const std::string& architecture, const jobs::Genome& g, const std::string& source = {}) {
+Served verify_and_time(const jobs::EvalSettings& s, const jobs::Genome& g) {
   ScratchDir scratch;
   CudaEngineBackend b = testing::emulated_backend(scratch);
-  const jobs::EvalSettings s = testing::settings(architecture);
   const EvalContext ctx = testing::context(s, scratch, "hopper");
-  const jobs::Candidate c = testing::candidate(g, source);
+  const jobs::Candidate c = testing::candidate(g);
   const CompileResult compiled = b.compile(b.render(c), c, ctx);
   EXPECT_TRUE(compiled.ok) << compiled.log;
   if (!compiled.ok) return {};
@@ -36,8 +35,8 @@ Served verify_and_time(const std::string& architecture, const jobs::Genome& g, c
   return out;
 }
 
-void expect_correct(const std::string& architecture, const jobs::Genome& g) {
-  const Served r = verify_and_time(architecture, g);
+void expect_correct(const jobs::EvalSettings& s, const jobs::Genome& g) {
+  const Served r = verify_and_time(s, g);
   ASSERT_EQ(r.verified.status, jobs::Status::ok) << g.to_text() << "\n" << r.verified.evidence << " " << r.verified.failed_case;
   EXPECT_LT(r.verified.max_rel_error, 1e-5) << g.to_text();  // fp32 against double: far inside the 1e-4 tolerance
   EXPECT_EQ(r.timed.status, jobs::Status::ok) << r.timed.evidence;
@@ -45,8 +44,8 @@ void expect_correct(const std::string& architecture, const jobs::Genome& g) {
 }
 
 TEST(CudaEngineEmulated, TheDefaultEngineReproducesTheReferenceOnBothArchitectures) {
-  expect_correct("llama", testing::genome_with({}));
-  expect_correct("kimi-linear", testing::genome_with({}));
+  expect_correct(testing::settings("llama"), testing::genome_with({}));
+  expect_correct(testing::settings("kimi-linear"), testing::genome_with({}));
 }
 
 TEST(CudaEngineEmulated, EveryLaunchPlanChoiceComputesTheSameModel) {
@@ -58,13 +57,25 @@ TEST(CudaEngineEmulated, EveryLaunchPlanChoiceComputesTheSameModel) {
                                                    {"prepack", 1},
                                                    {"SPLIT_K", 4},
                                                    {"kv_block", 16}});
-  expect_correct("llama", other);
-  expect_correct("kimi-linear", other);
+  expect_correct(testing::settings("llama"), other);
+  expect_correct(testing::settings("kimi-linear"), other);
+}
+
+TEST(CudaEngineEmulated, AnUntiedHeadAndHeadsWiderThanTheModelComputeTheSameModel) {
+  // An LM head of its own (folded and prepacked, or as stored), and heads x head_dim = 4 x 32 = 128 wider than
+  // hidden 64: o_proj's K is not the model width.
+  for (const char* arch : {"llama", "kimi-linear"}) {
+    jobs::EvalSettings s = testing::settings(arch);
+    s.engine.model.tied_embeddings = false;
+    s.engine.model.head_dim = 32;
+    expect_correct(s, testing::genome_with({}));
+    expect_correct(s, testing::genome_with({{"fold_norm", 1}, {"prepack", 1}, {"fuse_qkv", 0}}));
+  }
 }
 
 TEST(CudaEngineEmulated, KernelVariantsComputeTheSameModel) {
   // Small tiles with a partial edge, attention tiles shorter than the trace's 73 positions, KDA state in registers.
-  expect_correct("kimi-linear", testing::genome_with({{"BM", 16},
+  expect_correct(testing::settings("kimi-linear"), testing::genome_with({{"BM", 16},
                                                       {"BN", 32},
                                                       {"BK", 8},
                                                       {"TM", 1},
@@ -74,12 +85,12 @@ TEST(CudaEngineEmulated, KernelVariantsComputeTheSameModel) {
                                                       {"NORM_THREADS", 32},
                                                       {"kda_state_regs", 1},
                                                       {"kv_block", 32}}));
-  expect_correct("llama", testing::genome_with({{"BM", 64}, {"BN", 128}, {"BK", 32}, {"TM", 8}, {"TN", 4},
+  expect_correct(testing::settings("llama"), testing::genome_with({{"BM", 64}, {"BN", 128}, {"BK", 32}, {"TM", 8}, {"TN", 4},
                                                 {"ATTN_THREADS", 256}, {"ATTN_TILE", 128}, {"NORM_THREADS", 256}}));
 }
 
 TEST(CudaEngineEmulated, ServingFiguresHaveTheirUnitsAndTheOperatorsShareAddsUp) {
-  const Served r = verify_and_time("kimi-linear", testing::genome_with({}));
+  const Served r = verify_and_time(testing::settings("kimi-linear"), testing::genome_with({}));
   ASSERT_EQ(r.timed.status, jobs::Status::ok) << r.timed.evidence;
   std::map<std::string, jobs::Metric> m;
   for (const auto& x : r.timed.metrics) m[x.name] = x;
