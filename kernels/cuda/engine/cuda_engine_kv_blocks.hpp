@@ -40,7 +40,8 @@ struct StepInts {
 };
 
 // Checks a step against the engine's sizes and slot positions (throws std::invalid_argument naming the sequence
-// at fault), advances `positions` and the blocks, and lays the step's integers out.
+// at fault, a slot repeated in the step included, and changes nothing then), advances `positions` and the blocks,
+// and lays the step's integers out.
 StepInts step_ints(std::span<const kernels::engine::SeqDesc> seqs, std::span<const std::int32_t> tokens,
                    const jobs::ModelSpec& model, const kernels::engine::EngineSizes& sizes,
                    std::vector<std::int64_t>& positions, KvBlocks& blocks);

@@ -23,6 +23,9 @@ DriverEngineDevice::DriverEngineDevice(std::unique_ptr<DeviceSession> session, c
 }
 
 DriverEngineDevice::~DriverEngineDevice() {
+  // A step that threw after enqueuing work (a failed launch mid-step) may leave kernels queued on the buffers and
+  // events below: they finish before anything is freed. The result is ignored (a faulted context reports its fault).
+  api_.cuStreamSynchronize(session_->stream());
   for (CUevent e : events_) api_.cuEventDestroy(e);
   buffers_.clear();
   api_.cuModuleUnload(module_);

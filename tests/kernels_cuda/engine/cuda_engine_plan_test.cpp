@@ -73,6 +73,11 @@ TEST(CudaEngineStepInts, AStepTheEngineWasNotSizedForIsRefusedNamingTheSequence)
   refuses({{0, 0, 9}}, std::vector<std::int32_t>(9, 1), "a step of 1 sequences and 9 tokens");
   refuses({{0, 0, 2}}, {1, 256}, "token 256 is outside the vocabulary");
   refuses({{0, 0, 1}}, {1, 2}, "the sequences hold 1 tokens, the step 2");
+  refuses({{0, 0, 1}, {0, 1, 1}}, {1, 2}, "sequence 1 (slot 0): the slot is repeated in the step");
+  // A refused step changed nothing: slot 0 still holds no token, and a step that starts it is accepted.
+  refuses({{0, 0, 2}, {1, 0, 1}}, {1, 2, 999}, "token 999 is outside the vocabulary");
+  EXPECT_EQ(positions, (std::vector<std::int64_t>{0, 0}));
+  EXPECT_NO_THROW(step_ints(std::vector<SeqDesc>{{0, 0, 1}}, std::vector<std::int32_t>{1}, m, z, positions, blocks));
 }
 
 }  // namespace
