@@ -56,29 +56,29 @@ CompileResult CudaEngineBackend::compile_module(const std::string& source, const
   std::string note;
   const std::vector<std::string> flags = nvrtc_flags(s, c, note);
   r.log = note;
-  if (auto why = cuda_engine_invalid_reason(c.genome)) return rejected(r, jobs::Status::compile_error, "genome: " + *why);
+  if (auto why = cuda_engine_invalid_reason(c.genome))
+    return rejected(r, jobs::Status::compile_error, "genome: " + *why);
   policy_ = kernels::engine::batch_policy_from_genome(c.genome);
   params_ = cuda_engine_params(c.genome);
   const std::vector<KernelLaunch> launches =
       engine_launches(e.model, params_, kernels::engine::engine_sizes_for(e, policy_));
   for (const KernelLaunch& k : launches)  // no compile needed to know it cannot run
-    if (auto why = launch_rejection(k.launch, arch)) return rejected(r, jobs::Status::resource_reject, std::string(k.kernel) + ": " + *why);
+    if (auto why = launch_rejection(k.launch, arch))
+      return rejected(r, jobs::Status::resource_reject, std::string(k.kernel) + ": " + *why);
 
   image_ = {{}, source, layout_defines(e.model, params_), &arch};
   std::vector<std::string> options = image_.defines;
   options.insert(options.end(), flags.begin(), flags.end());
-  const ModuleBuild built = build_module({source,
-                                          c.id.empty() ? jobs::candidate_id(c) : c.id,
-                                          &arch,
-                                          options,
-                                          {{"genome", c.genome.to_text()},
-                                           {"entry", "engine module"},
-                                           {"family", "engine"},
-                                           {"target", arch.target}},
-                                          cache_root(ctx),
-                                          ctx.scratch,
-                                          s.compile_timeout_s,
-                                          where});
+  const ModuleBuild built = build_module(
+      {source,
+       c.id.empty() ? jobs::candidate_id(c) : c.id,
+       &arch,
+       options,
+       {{"genome", c.genome.to_text()}, {"entry", "engine module"}, {"family", "engine"}, {"target", arch.target}},
+       cache_root(ctx),
+       ctx.scratch,
+       s.compile_timeout_s,
+       where});
   if (!built.entry) {  // a timeout or a crash of NVRTC: not cached, the machine may be to blame
     r.compile_ms = built.compile_ms;
     return rejected(r, jobs::Status::compile_error, built.failure);

@@ -58,21 +58,25 @@ StepInts step_ints(std::span<const kernels::engine::SeqDesc> seqs, std::span<con
     const std::string which = "cuda engine: sequence " + std::to_string(s) + " (slot " + std::to_string(q.slot) + ")";
     if (q.slot < 0 || q.slot >= sizes.slots) throw std::invalid_argument(which + ": no such slot");
     // Two sequences of one slot in one step would have the KDA blocks of both update the slot's state at once.
-    if (seen[static_cast<std::size_t>(q.slot)]) throw std::invalid_argument(which + ": the slot is repeated in the step");
+    if (seen[static_cast<std::size_t>(q.slot)])
+      throw std::invalid_argument(which + ": the slot is repeated in the step");
     seen[static_cast<std::size_t>(q.slot)] = true;
     const std::int64_t held = positions[static_cast<std::size_t>(q.slot)];
     if (q.start_position != 0 && q.start_position != held)
       throw std::invalid_argument(which + " starts at " + std::to_string(q.start_position) + " but the slot holds " +
                                   std::to_string(held) + " tokens");
     if (q.token_count < 1 || row + q.token_count > N || q.start_position + q.token_count > sizes.max_context)
-      throw std::invalid_argument(which + ": " + std::to_string(q.token_count) + " tokens do not fit the step or context");
+      throw std::invalid_argument(which + ": " + std::to_string(q.token_count) +
+                                  " tokens do not fit the step or context");
     for (std::int64_t t = 0; t < q.token_count; ++t, ++row) {
       const std::int32_t token = tokens[static_cast<std::size_t>(row)];
       if (token < 0 || token >= model.vocab)
         throw std::invalid_argument(which + ": token " + std::to_string(token) + " is outside the vocabulary");
     }
   }
-  if (row != N) throw std::invalid_argument("cuda engine: the sequences hold " + std::to_string(row) + " tokens, the step " + std::to_string(N));
+  if (row != N)
+    throw std::invalid_argument("cuda engine: the sequences hold " + std::to_string(row) + " tokens, the step " +
+                                std::to_string(N));
 
   StepInts out;
   out.values.assign(static_cast<std::size_t>(3 * N + 5 * S), 0);

@@ -15,10 +15,10 @@ class KvBlocks {
  public:
   // block 0: one contiguous region of `context` rows per slot, no table.
   KvBlocks(std::int64_t slots, std::int64_t context, std::int64_t block);
-  std::int64_t rows() const;         // cache rows to allocate per layer
-  std::int64_t table_width() const;  // blocks per slot (0 when contiguous)
+  std::int64_t rows() const;                                         // cache rows to allocate per layer
+  std::int64_t table_width() const;                                  // blocks per slot (0 when contiguous)
   const std::vector<std::int32_t>& table() const { return table_; }  // [slot][table_width], -1 = none
-  void release(std::int64_t slot);   // a new request starts in the slot: its blocks go back to the pool
+  void release(std::int64_t slot);  // a new request starts in the slot: its blocks go back to the pool
   // Hands the slot blocks until it covers positions [0, end). Returns whether the table changed.
   bool cover(std::int64_t slot, std::int64_t end);
 

@@ -52,9 +52,9 @@ LaunchConfig kda_launch(std::int64_t sequences, std::int64_t heads, std::int64_t
 std::vector<KernelLaunch> engine_launches(const jobs::ModelSpec& model, const CudaEngineParams& p,
                                           const EngineSizes& sizes) {
   const std::int64_t N = sizes.most_tokens, S = sizes.most_sequences, H = model.hidden;
-  const std::int64_t widest = std::max({(model.heads + 2 * model.kv_heads) * model.head_dim,
-                                        4 * model.heads * model.head_dim + model.heads, 2 * model.mlp_hidden,
-                                        model.vocab, H});
+  const std::int64_t widest =
+      std::max({(model.heads + 2 * model.kv_heads) * model.head_dim, 4 * model.heads * model.head_dim + model.heads,
+                2 * model.mlp_hidden, model.vocab, H});
   return {{"kf_embed", rows_launch(p, N)},
           {"kf_rmsnorm", rows_launch(p, N)},
           {"kf_gemm", gemm_launch(p, N, widest)},

@@ -15,7 +15,7 @@ namespace kforge::kernels::cuda::engine {
 
 using kernels::engine::EngineSizes;
 
-LaunchConfig rows_launch(const CudaEngineParams& p, std::int64_t rows);           // one block per row
+LaunchConfig rows_launch(const CudaEngineParams& p, std::int64_t rows);             // one block per row
 LaunchConfig elementwise_launch(const CudaEngineParams& p, std::int64_t elements);  // one thread per element
 LaunchConfig gemm_launch(const CudaEngineParams& p, std::int64_t m, std::int64_t n);
 LaunchConfig attention_launch(const CudaEngineParams& p, std::int64_t tokens, std::int64_t heads);

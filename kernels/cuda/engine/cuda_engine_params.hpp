@@ -15,9 +15,9 @@ struct CudaEngineParams {
   // The projections' fp32 GEMM (kf_gemm): a BM x BN tile of C per block, BK-deep slices of A and W through shared
   // memory, TM x TN outputs per thread, K split over SPLIT_K blocks that add into C atomically.
   int BM = 32, BN = 64, BK = 16, TM = 2, TN = 4, SPLIT_K = 1;
-  int ATTN_THREADS = 128;   // threads per (token, head) of kf_attention
-  int ATTN_TILE = 64;       // cache positions scored per pass of the online softmax
-  int NORM_THREADS = 128;   // threads per row of kf_rmsnorm, kf_embed, kf_silu_mul
+  int ATTN_THREADS = 128;       // threads per (token, head) of kf_attention
+  int ATTN_TILE = 64;           // cache positions scored per pass of the online softmax
+  int NORM_THREADS = 128;       // threads per row of kf_rmsnorm, kf_embed, kf_silu_mul
   bool kda_state_regs = false;  // KDA: each thread's state column in registers for a whole sequence
   bool fuse_qkv = true, fuse_gate_up = true, fold_norm = false, residual_epilogue = true, prepack = false;
   int kv_block = 0;  // 0 = one contiguous KV region per slot; 16, 32, 64 = paged blocks from a shared pool

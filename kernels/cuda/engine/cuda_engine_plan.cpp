@@ -24,8 +24,8 @@ void rope_tables(const jobs::ModelSpec& m, std::int64_t context, std::vector<flo
   sin_t.resize(cos_t.size());
   for (std::int64_t p = 0; p < context; ++p)
     for (std::int64_t i = 0; i < half; ++i) {
-      const double angle = static_cast<double>(p) * std::pow(m.rope_theta, -2.0 * static_cast<double>(i) /
-                                                                              static_cast<double>(m.head_dim));
+      const double angle = static_cast<double>(p) *
+                           std::pow(m.rope_theta, -2.0 * static_cast<double>(i) / static_cast<double>(m.head_dim));
       cos_t[static_cast<std::size_t>(p * half + i)] = static_cast<float>(std::cos(angle));
       sin_t[static_cast<std::size_t>(p * half + i)] = static_cast<float>(std::sin(angle));
     }
@@ -46,12 +46,18 @@ struct CudaEnginePlan::Impl {
   std::uint64_t x = 0, h = 0, proj = 0, att = 0, tmp = 0, gu = 0, act = 0, inv_rms = 0, last = 0, last_normed = 0;
   std::uint64_t logits = 0, rope_cos = 0, rope_sin = 0, ints = 0, block_table = 0;
   std::vector<std::uint64_t> k_cache, v_cache, state;  // per layer (0 where the layer has none)
-  std::vector<std::pair<int, int>> marks;               // (operator, mark) in stream order
+  std::vector<std::pair<int, int>> marks;              // (operator, mark) in stream order
 
   Impl(EngineDevice& d, const jobs::ModelSpec& m, const abi::Weights& weights, const CudaEngineParams& params,
        const EngineSizes& z, GemmFn g)
-      : device(d), model(m), p(params), sizes(z), gemm(std::move(g)), w(upload_weights(d, m, weights, params)),
-        blocks(z.slots, z.max_context, params.kv_block), positions(static_cast<std::size_t>(z.slots), 0) {
+      : device(d),
+        model(m),
+        p(params),
+        sizes(z),
+        gemm(std::move(g)),
+        w(upload_weights(d, m, weights, params)),
+        blocks(z.slots, z.max_context, params.kv_block),
+        positions(static_cast<std::size_t>(z.slots), 0) {
     if (z.slots < 1 || z.max_context < 1 || z.most_sequences < 1 || z.most_tokens < 1)
       throw std::invalid_argument("cuda engine: every engine size must be at least 1");
     const std::int64_t N = z.most_tokens, S = z.most_sequences, H = m.hidden;
@@ -87,7 +93,15 @@ struct CudaEnginePlan::Impl {
 
   void module_gemm(const GemmCall& c) {
     KernelArgs args;
-    args.pointer(c.a).i32(c.lda).pointer(c.w).pointer(c.c).i32(c.ldc).i32(c.m).i32(c.n).i32(c.k).pointer(c.row_scale)
+    args.pointer(c.a)
+        .i32(c.lda)
+        .pointer(c.w)
+        .pointer(c.c)
+        .i32(c.ldc)
+        .i32(c.m)
+        .i32(c.n)
+        .i32(c.k)
+        .pointer(c.row_scale)
         .i32(c.accumulate ? 1 : 0);
     device.launch("kf_gemm", gemm_launch(p, c.m, c.n), args);
   }
@@ -115,7 +129,11 @@ struct CudaEnginePlan::Impl {
   // Returns the GEMM's input (the normed rows, or the raw ones when folded).
   std::uint64_t norm(std::uint64_t from, std::uint64_t gamma, std::uint64_t to, std::int64_t rows) {
     KernelArgs args;
-    args.pointer(from).pointer(gamma).pointer(gamma ? to : 0).pointer(gamma ? 0 : inv_rms).i32(static_cast<int>(model.hidden))
+    args.pointer(from)
+        .pointer(gamma)
+        .pointer(gamma ? to : 0)
+        .pointer(gamma ? 0 : inv_rms)
+        .i32(static_cast<int>(model.hidden))
         .f32(static_cast<float>(model.norm_eps));
     device.launch("kf_rmsnorm", rows_launch(p, rows), args);
     op_done(kNorm);
@@ -149,22 +167,47 @@ struct CudaEnginePlan::Impl {
     const float attn_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(model.head_dim)));
     if (L.attention) {
       KernelArgs rope;
-      rope.pointer(proj).i32(L.in_width).i32(static_cast<int>(model.heads)).i32(static_cast<int>(model.kv_heads))
-          .pointer(tok_slot).pointer(tok_pos).pointer(rope_cos).pointer(rope_sin).pointer(k_cache[l])
-          .pointer(v_cache[l]).i32(ctx).pointer(block_table).i32(static_cast<int>(blocks.table_width()));
+      rope.pointer(proj)
+          .i32(L.in_width)
+          .i32(static_cast<int>(model.heads))
+          .i32(static_cast<int>(model.kv_heads))
+          .pointer(tok_slot)
+          .pointer(tok_pos)
+          .pointer(rope_cos)
+          .pointer(rope_sin)
+          .pointer(k_cache[l])
+          .pointer(v_cache[l])
+          .i32(ctx)
+          .pointer(block_table)
+          .i32(static_cast<int>(blocks.table_width()));
       device.launch("kf_rope_cache", rows_launch(p, N), rope);
       KernelArgs attn;
-      attn.pointer(proj).i32(L.in_width).pointer(att).i32(static_cast<int>(model.heads))
-          .i32(static_cast<int>(model.kv_heads)).pointer(tok_slot).pointer(tok_pos).pointer(k_cache[l])
-          .pointer(v_cache[l]).i32(ctx).pointer(block_table).i32(static_cast<int>(blocks.table_width()))
+      attn.pointer(proj)
+          .i32(L.in_width)
+          .pointer(att)
+          .i32(static_cast<int>(model.heads))
+          .i32(static_cast<int>(model.kv_heads))
+          .pointer(tok_slot)
+          .pointer(tok_pos)
+          .pointer(k_cache[l])
+          .pointer(v_cache[l])
+          .i32(ctx)
+          .pointer(block_table)
+          .i32(static_cast<int>(blocks.table_width()))
           .f32(attn_scale);
       device.launch("kf_attention", attention_launch(p, N, model.heads), attn);
       op_done(kAttention);
     } else {
       KernelArgs kda;
-      kda.pointer(proj).i32(L.in_width).pointer(att).i32(static_cast<int>(model.heads))
-          .pointer(table(StepTable::seq_slot, N, S)).pointer(table(StepTable::seq_start, N, S))
-          .pointer(table(StepTable::seq_count, N, S)).pointer(table(StepTable::seq_row, N, S)).pointer(state[l])
+      kda.pointer(proj)
+          .i32(L.in_width)
+          .pointer(att)
+          .i32(static_cast<int>(model.heads))
+          .pointer(table(StepTable::seq_slot, N, S))
+          .pointer(table(StepTable::seq_start, N, S))
+          .pointer(table(StepTable::seq_count, N, S))
+          .pointer(table(StepTable::seq_row, N, S))
+          .pointer(state[l])
           .f32(attn_scale);
       device.launch("kf_kda", kda_launch(S, model.heads, model.head_dim), kda);
       op_done(kKda);

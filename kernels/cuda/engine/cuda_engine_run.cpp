@@ -18,7 +18,8 @@ namespace abi = kernels::engine;
 constexpr const char* kBackend = "cuda engine backend";
 
 abi::StepFn step_of(CudaEnginePlan& plan) {
-  return [&plan](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) { return plan.step(seqs, tokens); };
+  return
+      [&plan](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) { return plan.step(seqs, tokens); };
 }
 
 // The double reference engine as a step function, timed by the wall clock around its step alone.
@@ -79,9 +80,9 @@ TimeResult CudaEngineBackend::time(const EvalContext& ctx) {
   const jobs::EngineSpec& e = abi::engine_of(s, kBackend);
   const abi::ServedRuns served =
       abi::serve_repeatedly(s, e, policy_, step_of(*plan_), abi::spot_checked_request(e, ctx.seed));
-  const abi::VerdictContext verdict{device_->used_memory_mib(), image_.arch->peak_bf16_flop_per_s,
-                                    " (the " + image_.arch->target +
-                                        " bf16 tensor-core peak, above anything an fp32 engine can do)"};
+  const abi::VerdictContext verdict{
+      device_->used_memory_mib(), image_.arch->peak_bf16_flop_per_s,
+      " (the " + image_.arch->target + " bf16 tensor-core peak, above anything an fp32 engine can do)"};
   return abi::judge_served(served, e, *weights_, ctx.seed, verdict);
 }
 
@@ -112,7 +113,9 @@ std::vector<jobs::Baseline> CudaEngineBackend::time_baselines(const EvalContext&
       jobs::assign_id(ref);
       CudaEngineBackend module(options_, make_device_);
       const CompileResult compiled = module.compile_module(render(ref), ref, ctx, CompileIn::this_process);
-      if (!compiled.ok) throw std::runtime_error("cuda engine backend: the cuBLAS baseline's module does not compile:\n" + compiled.log);
+      if (!compiled.ok)
+        throw std::runtime_error("cuda engine backend: the cuBLAS baseline's module does not compile:\n" +
+                                 compiled.log);
       module.load(compiled);
       auto* gpu = dynamic_cast<DriverEngineDevice*>(module.device_.get());
       if (gpu == nullptr) throw InfrastructureError("cuda engine backend: the cublas baseline needs a GPU");

@@ -19,9 +19,9 @@
 namespace kforge::kernels::cuda::engine {
 
 // The kernels every engine module defines (extern "C" __global__), in the order of the docs.
-inline constexpr std::array<std::string_view, 9> kEngineKernels = {
-    "kf_embed",     "kf_rmsnorm", "kf_gemm",     "kf_rope_cache",  "kf_attention",
-    "kf_kda",       "kf_silu_mul", "kf_add",     "kf_gather_rows"};
+inline constexpr std::array<std::string_view, 9> kEngineKernels = {"kf_embed",      "kf_rmsnorm",   "kf_gemm",
+                                                                   "kf_rope_cache", "kf_attention", "kf_kda",
+                                                                   "kf_silu_mul",   "kf_add",       "kf_gather_rows"};
 
 std::string render_cuda_engine_source(const CudaEngineParams& p);
 
@@ -32,9 +32,9 @@ std::string head_dim_option(std::int64_t head_dim);
 int kda_threads(std::int64_t head_dim);
 
 namespace text {
-const char* engine_common();   // warp and block reductions, the KV cache's row of (slot, position)
-const char* engine_dense();    // kf_embed, kf_rmsnorm, kf_gemm, kf_silu_mul, kf_add, kf_gather_rows
-const char* engine_mixers();   // kf_rope_cache, kf_attention, kf_kda
+const char* engine_common();  // warp and block reductions, the KV cache's row of (slot, position)
+const char* engine_dense();   // kf_embed, kf_rmsnorm, kf_gemm, kf_silu_mul, kf_add, kf_gather_rows
+const char* engine_mixers();  // kf_rope_cache, kf_attention, kf_kda
 }  // namespace text
 
 }  // namespace kforge::kernels::cuda::engine

@@ -1,7 +1,7 @@
 #pragma once
 // The "cublas" baselines: the gemm family's (cublasGemmEx with bf16 A and B, fp32 C and fp32 compute) and the
-// cuda engine's projections (cublasSgemm, fp32), on the harness's stream. libcublas is dlopen()ed when the baseline is asked for, so kforge neither links it nor
-// needs it on machines without a GPU.
+// cuda engine's projections (cublasSgemm, fp32), on the harness's stream. libcublas is dlopen()ed when a baseline
+// is asked for, so kforge neither links it nor needs it on machines without a GPU.
 #include <cstdint>
 
 #include <cuda.h>

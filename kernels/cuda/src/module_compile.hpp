@@ -28,7 +28,7 @@ struct ModuleRequest {
   std::vector<std::string> options;  // after the fixed ones: harness defines, then campaign and candidate flags
   Meta meta;                         // stored with a new cache entry (genome, entry, family, target)
   std::filesystem::path cache_root;
-  std::filesystem::path scratch;     // the compiler's work folders
+  std::filesystem::path scratch;  // the compiler's work folders
   double timeout_s = 60.0;
   CompileIn where = CompileIn::forked_child;
 };

@@ -76,7 +76,8 @@ std::string spot_check(const jobs::ModelSpec& model, const Weights& weights, con
   std::vector<double> logits = reference.step({SeqDesc{0, 0, prompt_len}}, request.prompt);
   for (std::size_t t = 0; t < outputs.size(); ++t) {
     if (const LogitCheck c = compare_logits(logits, rows[t], model.vocab); !c.ok)
-      return which + ", output " + std::to_string(t) + ": " + c.evidence + " (right in verify(), wrong under the clock)";
+      return which + ", output " + std::to_string(t) + ": " + c.evidence +
+             " (right in verify(), wrong under the clock)";
     std::vector<float> chosen(static_cast<std::size_t>(model.vocab), 0.0f);  // the candidate's choice as a row
     chosen[static_cast<std::size_t>(outputs[t])] = 1.0f;
     if (!greedy_agrees(logits, chosen)) {
@@ -143,8 +144,8 @@ const ServingResult& median_run(const ServedRuns& r) {
   return r.runs[best];
 }
 
-TimeResult judge_served(const ServedRuns& served, const jobs::EngineSpec& e, const Weights& weights,
-                        std::uint64_t seed, const VerdictContext& v) {
+TimeResult judge_served(const ServedRuns& served, const jobs::EngineSpec& e, const Weights& weights, std::uint64_t seed,
+                        const VerdictContext& v) {
   TimeResult result;
   result.samples_ms = served.samples_ms;
   if (!served.failure.empty()) {  // right in verify(), wrong under the clock
@@ -165,8 +166,8 @@ TimeResult judge_served(const ServedRuns& served, const jobs::EngineSpec& e, con
   }
   const ServingResult& run = median_run(served);
   result.metrics = metrics_of(run, static_cast<std::size_t>(e.workload.requests), v.peak_memory_mib);
-  if (auto evidence = beyond_physical_ceiling(flop_upper_bound(e, weights.data.size()), run.total_ms,
-                                              v.ceiling_flop_per_s)) {
+  if (auto evidence =
+          beyond_physical_ceiling(flop_upper_bound(e, weights.data.size()), run.total_ms, v.ceiling_flop_per_s)) {
     result.status = jobs::Status::cheat_detected;
     result.evidence = *evidence + v.ceiling_note;
   } else if (const std::string missed = slo_misses(run, e.workload); !missed.empty()) {

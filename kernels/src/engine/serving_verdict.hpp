@@ -30,7 +30,7 @@ EngineSizes engine_sizes_for(const jobs::EngineSpec& e, const BatchPolicy& polic
 struct ServedRuns {
   std::vector<double> samples_ms;  // ms per output token of each full run
   std::vector<ServingResult> runs;
-  std::string failure;             // "" or why a run stopped (the first such run ends the sampling)
+  std::string failure;  // "" or why a run stopped (the first such run ends the sampling)
 };
 
 // The request of the workload whose logits the spot check compares with the reference's, drawn from the
@@ -55,9 +55,9 @@ struct VerdictContext {
 
 // time()'s verdict on a candidate's served runs: cheat_detected when a run failed while timed, or when the logits of
 // the spot-checked request (spot_checked_request(e, seed), kept by serve_repeatedly) in the first timed run are
-// outside the tolerance of the double reference's fed the same tokens, or a run beats the ceiling; slo_missed when a workload SLO is missed; ok otherwise. The figures (metrics) are those
-// of the median run.
-TimeResult judge_served(const ServedRuns& served, const jobs::EngineSpec& e, const Weights& weights,
-                        std::uint64_t seed, const VerdictContext& v);
+// outside the tolerance of the double reference's fed the same tokens, or a run beats the ceiling; slo_missed when a
+// workload SLO is missed; ok otherwise. The figures (metrics) are those of the median run.
+TimeResult judge_served(const ServedRuns& served, const jobs::EngineSpec& e, const Weights& weights, std::uint64_t seed,
+                        const VerdictContext& v);
 
 }  // namespace kforge::kernels::engine

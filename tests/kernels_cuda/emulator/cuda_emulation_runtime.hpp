@@ -2,12 +2,13 @@
 // one (tests/kernels_cuda/emulator/README.md). The emulated device compiles a module's source as host C++ with this
 // header force-included (g++ -include), so the same kernel text NVRTC compiles for sm_90a runs here.
 //
-// What it emulates: a launch runs its blocks one after another; a block's threads are fibers on one OS thread, switched only at __syncthreads() and warp shuffles, so shared memory (__shared__ becomes a static local:
-// one block at a time uses it) and barriers behave as on a GPU for kernels whose barriers are block-uniform and
-// whose shuffles are warp-uniform; threads that have exited count as arrived at a barrier, as on the GPU.
-// atomicAdd is a plain add (one OS thread). What it does not: timing, memory spaces, warp-synchronous code without
-// shuffles, PTX, and telling two different __syncthreads apart. Threads stuck at a barrier and a shuffle that
-// cannot both be passed are reported as an error, never hung.
+// What it emulates: a launch runs its blocks one after another; a block's threads are fibers on one OS thread, switched
+// only at __syncthreads() and warp shuffles, so shared memory (__shared__ becomes a static local: one block at a time
+// uses it) and barriers behave as on a GPU for kernels whose barriers are block-uniform and whose shuffles are
+// warp-uniform; threads that have exited count as arrived at a barrier, as on the GPU. atomicAdd is a plain add (one OS
+// thread). What it does not: timing, memory spaces, warp-synchronous code without shuffles, PTX, and telling two
+// different __syncthreads apart. Threads stuck at a barrier and a shuffle that cannot both be passed are reported as an
+// error, never hung.
 #pragma once
 #include <ucontext.h>
 
@@ -66,9 +67,9 @@ inline void switch_to(Context& save, Context& load) { kf_emu_switch(&save.sp, lo
 inline void make_context(Context& c, char* stack, std::size_t size, void (*entry)()) {
   auto top = reinterpret_cast<std::uintptr_t>(stack + size) & ~std::uintptr_t{15};
   auto* frame = reinterpret_cast<void**>(top - 64);
-  for (int i = 0; i < 6; ++i) frame[i] = nullptr;        // rbp, rbx, r12-r15
-  frame[6] = reinterpret_cast<void*>(entry);              // where the first switch "returns"
-  frame[7] = nullptr;                                     // entry's own return address: it never returns
+  for (int i = 0; i < 6; ++i) frame[i] = nullptr;  // rbp, rbx, r12-r15
+  frame[6] = reinterpret_cast<void*>(entry);       // where the first switch "returns"
+  frame[7] = nullptr;                              // entry's own return address: it never returns
   c.sp = frame;
 }
 #else
@@ -93,7 +94,7 @@ struct Fiber {
 struct BlockRun {
   std::vector<Fiber> fibers;
   std::vector<std::unique_ptr<char[]>> stacks;  // not zeroed: only the pages a fiber touches become resident
-  std::vector<float> exchange;  // one slot per thread for shuffles
+  std::vector<float> exchange;                  // one slot per thread for shuffles
   Context scheduler{};
   int current = -1;
   const std::function<void()>* body = nullptr;
@@ -107,7 +108,8 @@ inline BlockRun& run() {
 
 inline void set_thread(int i) {
   const unsigned bx = block_dim.x, by = block_dim.y;
-  thread_idx = {static_cast<unsigned>(i) % bx, (static_cast<unsigned>(i) / bx) % by, static_cast<unsigned>(i) / (bx * by)};
+  thread_idx = {static_cast<unsigned>(i) % bx, (static_cast<unsigned>(i) / bx) % by,
+                static_cast<unsigned>(i) / (bx * by)};
 }
 
 inline void yield(Wait why) {
@@ -171,7 +173,8 @@ inline std::string run_block(int threads) {
       switch_to(r.scheduler, r.fibers[static_cast<std::size_t>(i)].context);
     }
     if (std::all_of(r.fibers.begin(), r.fibers.end(), [](const Fiber& f) { return f.wait == Wait::done; })) return "";
-    if (!release(r, threads)) return "threads of a block wait at different barriers (a divergent __syncthreads or shuffle)";
+    if (!release(r, threads))
+      return "threads of a block wait at different barriers (a divergent __syncthreads or shuffle)";
   }
 }
 

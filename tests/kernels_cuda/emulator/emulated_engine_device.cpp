@@ -43,7 +43,8 @@ std::string run_command(const std::string& command) {
   if (pipe == nullptr) throw std::runtime_error("emulated device: cannot run " + command);
   char buf[4096];
   for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) output.append(buf, n);
-  if (pclose(pipe) != 0) throw std::runtime_error("emulated device: the module does not compile as host C++:\n" + output);
+  if (pclose(pipe) != 0)
+    throw std::runtime_error("emulated device: the module does not compile as host C++:\n" + output);
   return output;
 }
 

@@ -98,7 +98,8 @@ TEST(CudaEngineCompile, AMalformedModuleIsACompileErrorQuotingNvrtc) {
   CudaEngineBackend b = testing::gpu_backend(scratch);
   const jobs::EvalSettings s = testing::settings("llama");
   const CompileResult r =
-      compile(b, testing::candidate(testing::genome_with({}), "extern \"C\" __global__ void kf_embed( {"), s, scratch, "hopper");
+      compile(b, testing::candidate(testing::genome_with({}), "extern \"C\" __global__ void kf_embed( {"), s, scratch,
+              "hopper");
   EXPECT_EQ(r.status, jobs::Status::compile_error);
   EXPECT_NE(r.log.find("error"), std::string::npos) << r.log;
 }
@@ -112,7 +113,8 @@ TEST(CudaEngineCompile, KdaStateInRegistersThatSpillsIsAResourceRejectNamingTheK
   s.engine.model.heads = 2;
   s.engine.model.kv_heads = 2;
   s.engine.model.head_dim = 128;
-  const CompileResult r = compile(b, testing::candidate(testing::genome_with({{"kda_state_regs", 1}})), s, scratch, "hopper");
+  const CompileResult r =
+      compile(b, testing::candidate(testing::genome_with({{"kda_state_regs", 1}})), s, scratch, "hopper");
   EXPECT_EQ(r.status, jobs::Status::resource_reject) << r.log;
   EXPECT_NE(r.log.find("kf_kda: "), std::string::npos) << r.log;
   EXPECT_NE(r.log.find("spill"), std::string::npos) << r.log;

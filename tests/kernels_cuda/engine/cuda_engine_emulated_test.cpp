@@ -37,7 +37,8 @@ Served verify_and_time(const jobs::EvalSettings& s, const jobs::Genome& g) {
 
 void expect_correct(const jobs::EvalSettings& s, const jobs::Genome& g) {
   const Served r = verify_and_time(s, g);
-  ASSERT_EQ(r.verified.status, jobs::Status::ok) << g.to_text() << "\n" << r.verified.evidence << " " << r.verified.failed_case;
+  ASSERT_EQ(r.verified.status, jobs::Status::ok) << g.to_text() << "\n"
+                                                 << r.verified.evidence << " " << r.verified.failed_case;
   EXPECT_LT(r.verified.max_rel_error, 1e-5) << g.to_text();  // fp32 against double: far inside the 1e-4 tolerance
   EXPECT_EQ(r.timed.status, jobs::Status::ok) << r.timed.evidence;
   EXPECT_FALSE(r.timed.samples_ms.empty());
@@ -76,17 +77,23 @@ TEST(CudaEngineEmulated, AnUntiedHeadAndHeadsWiderThanTheModelComputeTheSameMode
 TEST(CudaEngineEmulated, KernelVariantsComputeTheSameModel) {
   // Small tiles with a partial edge, attention tiles shorter than the trace's 73 positions, KDA state in registers.
   expect_correct(testing::settings("kimi-linear"), testing::genome_with({{"BM", 16},
-                                                      {"BN", 32},
-                                                      {"BK", 8},
-                                                      {"TM", 1},
-                                                      {"TN", 2},
-                                                      {"ATTN_THREADS", 32},
-                                                      {"ATTN_TILE", 32},
-                                                      {"NORM_THREADS", 32},
-                                                      {"kda_state_regs", 1},
-                                                      {"kv_block", 32}}));
-  expect_correct(testing::settings("llama"), testing::genome_with({{"BM", 64}, {"BN", 128}, {"BK", 32}, {"TM", 8}, {"TN", 4},
-                                                {"ATTN_THREADS", 256}, {"ATTN_TILE", 128}, {"NORM_THREADS", 256}}));
+                                                                         {"BN", 32},
+                                                                         {"BK", 8},
+                                                                         {"TM", 1},
+                                                                         {"TN", 2},
+                                                                         {"ATTN_THREADS", 32},
+                                                                         {"ATTN_TILE", 32},
+                                                                         {"NORM_THREADS", 32},
+                                                                         {"kda_state_regs", 1},
+                                                                         {"kv_block", 32}}));
+  expect_correct(testing::settings("llama"), testing::genome_with({{"BM", 64},
+                                                                   {"BN", 128},
+                                                                   {"BK", 32},
+                                                                   {"TM", 8},
+                                                                   {"TN", 4},
+                                                                   {"ATTN_THREADS", 256},
+                                                                   {"ATTN_TILE", 128},
+                                                                   {"NORM_THREADS", 256}}));
 }
 
 TEST(CudaEngineEmulated, ServingFiguresHaveTheirUnitsAndTheOperatorsShareAddsUp) {

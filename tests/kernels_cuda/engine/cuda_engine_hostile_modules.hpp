@@ -36,33 +36,30 @@ inline HostileModule hostile(std::string name, std::string architecture, std::st
 
 inline std::vector<HostileModule> hostile_modules() {
   std::vector<HostileModule> all;
-  all.push_back(hostile("ProjectionsOnBf16RoundedWeights", "llama",
-                        "Ws[kk][nn] = (n < N && k < k_end) ? W[(long long)n * K + k] : 0.f;",
-                        "{ union { float f; unsigned u; } w; w.f = (n < N && k < k_end) ? W[(long long)n * K + k] : 0.f;"
-                        " w.u &= 0xffff0000u; Ws[kk][nn] = w.f; }",
-                        jobs::Status::wrong_result));
+  all.push_back(hostile(
+      "ProjectionsOnBf16RoundedWeights", "llama", "Ws[kk][nn] = (n < N && k < k_end) ? W[(long long)n * K + k] : 0.f;",
+      "{ union { float f; unsigned u; } w; w.f = (n < N && k < k_end) ? W[(long long)n * K + k] : 0.f;"
+      " w.u &= 0xffff0000u; Ws[kk][nn] = w.f; }",
+      jobs::Status::wrong_result));
   all.push_back(hostile("AKdaStateNotResetForANewRequest", "kimi-linear", "fresh = seq_start[sq] == 0;",
                         "fresh = seq_start[sq] < 0;", jobs::Status::wrong_result));
   // A sliding window of 48: right for every sequence shorter than that, wrong past it (the trace reaches 73).
-  all.push_back(hostile("AttentionOverOnlyTheLast48Positions", "llama",
-                        "for (int s0 = 0; s0 <= last; s0 += ATTN_TILE) {",
-                        "for (int s0 = last >= 48 ? last - 47 : 0; s0 <= last; s0 += ATTN_TILE) {",
-                        jobs::Status::wrong_result));
+  all.push_back(
+      hostile("AttentionOverOnlyTheLast48Positions", "llama", "for (int s0 = 0; s0 <= last; s0 += ATTN_TILE) {",
+              "for (int s0 = last >= 48 ? last - 47 : 0; s0 <= last; s0 += ATTN_TILE) {", jobs::Status::wrong_result));
   // Every projection but the head is narrower than 200 outputs when gate and up are not fused.
-  HostileModule unwritten = hostile("LogitsNeverWrittenStayPoisoned", "llama",
-                                    "const int tid = threadIdx.x, tn = tid % (BN / TN)",
-                                    "if (N > 200) return;\n  const int tid = threadIdx.x, tn = tid % (BN / TN)",
-                                    jobs::Status::wrong_result);
+  HostileModule unwritten =
+      hostile("LogitsNeverWrittenStayPoisoned", "llama", "const int tid = threadIdx.x, tn = tid % (BN / TN)",
+              "if (N > 200) return;\n  const int tid = threadIdx.x, tn = tid % (BN / TN)", jobs::Status::wrong_result);
   unwritten.genome = {{"fuse_gate_up", 0}};
   unwritten.evidence = "nan";
   all.push_back(unwritten);
   // Right on the verification trace (at most 9 tokens a step), wrong once a step holds more: prompts of 20 tokens,
   // two at a time, put every request's prefill in such a step; its norms then leave their output as it was. The
   // spot check of one request's logits against the double reference catches it while timed.
-  HostileModule loaded = hostile("RightInVerifyWrongUnderTheServingLoad", "llama",
-                                 "const float* row = x + (long long)blockIdx.x * hidden;",
-                                 "if (gridDim.x > 16) return;\n  const float* row = x + (long long)blockIdx.x * hidden;",
-                                 jobs::Status::ok);
+  HostileModule loaded = hostile(
+      "RightInVerifyWrongUnderTheServingLoad", "llama", "const float* row = x + (long long)blockIdx.x * hidden;",
+      "if (gridDim.x > 16) return;\n  const float* row = x + (long long)blockIdx.x * hidden;", jobs::Status::ok);
   loaded.genome = {{"prefill_chunk", 64}};
   loaded.timed = jobs::Status::cheat_detected;
   loaded.evidence = "right in verify(), wrong under the clock";

@@ -68,10 +68,20 @@ TEST_F(CudaEngineGpu, TheDefaultEngineVerifiesServesAndHasBothBaselines) {
 }
 
 TEST_F(CudaEngineGpu, EveryLaunchPlanChoiceAndKernelVariantVerifies) {
-  const jobs::Genome other = t::genome_with({{"fuse_qkv", 0}, {"fuse_gate_up", 0}, {"fold_norm", 1},
-                                             {"residual_epilogue", 0}, {"prepack", 1}, {"SPLIT_K", 4},
-                                             {"kv_block", 16}, {"BM", 16}, {"BN", 32}, {"TM", 1}, {"TN", 2},
-                                             {"ATTN_THREADS", 32}, {"ATTN_TILE", 32}, {"kda_state_regs", 1}});
+  const jobs::Genome other = t::genome_with({{"fuse_qkv", 0},
+                                             {"fuse_gate_up", 0},
+                                             {"fold_norm", 1},
+                                             {"residual_epilogue", 0},
+                                             {"prepack", 1},
+                                             {"SPLIT_K", 4},
+                                             {"kv_block", 16},
+                                             {"BM", 16},
+                                             {"BN", 32},
+                                             {"TM", 1},
+                                             {"TN", 2},
+                                             {"ATTN_THREADS", 32},
+                                             {"ATTN_TILE", 32},
+                                             {"kda_state_regs", 1}});
   expect_verifies_serves_and_has_baselines("llama", other, target_);
   expect_verifies_serves_and_has_baselines("kimi-linear", other, target_);
 }
