@@ -24,7 +24,7 @@ abi::StepFn step_of(CudaEnginePlan& plan) {
 
 // The double reference engine as a step function, timed by the wall clock around its step alone.
 abi::ServedRuns serve_reference(const jobs::EvalSettings& s, const jobs::EngineSpec& e, const abi::Weights& weights) {
-  const abi::BatchPolicy policy{16, 256, true};
+  const abi::BatchPolicy policy = abi::baseline_policy();
   const abi::EngineSizes z = abi::engine_sizes_for(e, policy);
   abi::ReferenceEngine reference(e.model, weights, static_cast<int>(z.slots), static_cast<int>(z.max_context));
   return abi::serve_repeatedly(s, e, policy, [&](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {

@@ -19,8 +19,6 @@ const jobs::EngineSpec& engine_of(const jobs::EvalSettings& s) { return engine::
 
 }  // namespace
 
-BatchPolicy HostEngineBackend::baseline_policy() { return BatchPolicy{16, 256, true}; }
-
 std::string HostEngineBackend::render(const jobs::Candidate& c) const {
   batch_policy_from_genome(c.genome);  // a bad batching value is the candidate's error, before compiling
   if (!c.source.empty()) return c.source;

@@ -26,8 +26,6 @@ class HostEngineBackend final : public Backend {
   TimeResult time(const EvalContext& ctx) override;
   std::vector<jobs::Baseline> time_baselines(const EvalContext& ctx) override;
 
-  // The reference baseline's batching policy: every closed-loop request in flight, whole prompts per step.
-  static BatchPolicy baseline_policy();
 
  private:
   // The serving loop's step function, through an engine's candidate process.

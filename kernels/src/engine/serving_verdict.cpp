@@ -98,6 +98,8 @@ const jobs::EngineSpec& engine_of(const jobs::EvalSettings& s, const char* who) 
   return s.engine;
 }
 
+BatchPolicy baseline_policy() { return BatchPolicy{16, 256, true}; }
+
 EngineSizes engine_sizes_for(const jobs::EngineSpec& e, const BatchPolicy& policy) {
   const WorkloadTrace trace = make_trace(e.workload, e.model.vocab);
   const VerificationNeeds v = verification_needs();

@@ -19,6 +19,10 @@ namespace kforge::kernels::engine {
 const jobs::EngineSpec& engine_of(const jobs::EvalSettings& s, const char* who);
 
 // What an engine must hold to serve the verification traces and the workload under `policy`.
+// The reference baseline's batching policy, the same for every backend: every closed-loop request in flight, whole
+// prompts (up to 256 tokens) per step, decodes first.
+BatchPolicy baseline_policy();
+
 struct EngineSizes {
   std::int64_t slots = 1;
   std::int64_t max_context = 1;
