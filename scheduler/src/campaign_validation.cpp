@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/model_weights.hpp"
+#include "kforge/scheduler/engine_kernel_import.hpp"
 #include "kforge/scheduler/expression.hpp"
 
 namespace kforge::scheduler {
@@ -123,9 +124,10 @@ void check_initial_genomes(const CampaignConfig& campaign, const SearchSpace& sp
       broken = c.expression;
       break;
     }
-    throw ConfigError(initial.where, "search.initial[" + std::to_string(i) + "]",
-                      initial.genome.to_text() + " breaks the constraint " + (broken.empty() ? "?" : "\"" + broken + "\""),
-                      "a genome for which every space.constraints entry holds");
+    throw ConfigError(
+        initial.where, "search.initial[" + std::to_string(i) + "]",
+        initial.genome.to_text() + " breaks the constraint " + (broken.empty() ? "?" : "\"" + broken + "\""),
+        "a genome for which every space.constraints entry holds");
   }
 }
 
@@ -135,6 +137,7 @@ SearchSpace validate_campaign(const CampaignConfig& campaign, const SiteConfig& 
   SearchSpace space(campaign.space);  // constraint syntax and names, at the constraint's location
   check_space_satisfiable(campaign, space);
   check_initial_genomes(campaign, space);
+  check_kernels_from(campaign, space);
   check_site_serves_campaign(site, campaign);
   return space;
 }

@@ -1,5 +1,6 @@
 #include "kforge/scheduler/engine_kernel_import.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "kforge/scheduler/archive_view.hpp"
@@ -8,8 +9,8 @@
 namespace kforge::scheduler {
 namespace {
 
-jobs::EvalRecord best_gemm_record(const std::filesystem::path& dir) {
-  const std::string where = "engine.kernels_from: " + dir.string();
+jobs::EvalRecord best_kernel_record(const std::filesystem::path& dir, const CampaignConfig& campaign) {
+  const std::string where = dir.string();
   ArchiveView archive = [&] {
     try {
       return ArchiveView::load(CampaignDir(dir));
@@ -19,38 +20,72 @@ jobs::EvalRecord best_gemm_record(const std::filesystem::path& dir) {
   }();
   const std::optional<jobs::EvalRecord> best = archive.best();
   if (!best) throw std::runtime_error(where + " has no successful candidate to import");
-  if (best->family != "gemm")
-    throw std::runtime_error(where + " is a " + best->family + " campaign; engines import gemm kernels");
+  if (best->backend != "host" || (best->family != "gemm" && best->family != "kda"))
+    throw std::runtime_error(where + " is a " + best->backend + " " + best->family +
+                             " campaign; host engines import host gemm and kda kernels");
+  const std::string& architecture = campaign.eval.engine.model.architecture;
+  if (best->family == "kda" && architecture != "kimi-linear")
+    throw std::runtime_error(where + " is a kda campaign, and the model (architecture " + architecture +
+                             ") has no KDA layer to run its kernel");
   return *best;
 }
 
-// The engine genome with the imported kernel's values for every parameter both spaces have.
-jobs::Genome with_kernel(jobs::Genome engine, const jobs::Genome& kernel, const SearchSpace& space,
+// The engine's name for a kernel parameter: the gemm family's as they are (MC, ..., LOOP_ORDER), the kda family's
+// with the prefix KDA_ (KDA_CHUNK, KDA_DV_TILE, KDA_UNROLL, KDA_VEC).
+std::string engine_name(const std::string& family, const std::string& parameter) {
+  return family == "kda" ? "KDA_" + parameter : parameter;
+}
+
+// The engine genome with the imported kernel's values: every parameter of the kernel must be one of the space's.
+jobs::Genome with_kernel(jobs::Genome engine, const jobs::EvalRecord& best, const SearchSpace& space,
                          const std::filesystem::path& dir) {
-  for (const auto& p : space.parameters()) {
-    const auto it = kernel.params.find(p.name);
-    if (it == kernel.params.end()) continue;
-    engine.params[p.name] = it->second;
+  const jobs::Genome kernel = jobs::Genome::from_text(best.params);
+  for (const auto& [name, value] : kernel.params) {
+    const std::string as = engine_name(best.family, name);
+    const bool listed = std::any_of(space.parameters().begin(), space.parameters().end(),
+                                    [&](const ParameterSpec& p) { return p.name == as; });
+    if (!listed)
+      throw std::runtime_error("the best kernel of " + dir.string() + " (" + kernel.to_text() + ") sets " + name +
+                               ", which the engine's space.parameters does not list as " + as);
+    engine.params[as] = value;
   }
   if (!space.contains(engine))
-    throw std::runtime_error("engine.kernels_from: the best kernel of " + dir.string() + " (" + kernel.to_text() +
+    throw std::runtime_error("the best kernel of " + dir.string() + " (" + kernel.to_text() +
                              ") is not in the engine campaign's space: add its values to space.parameters");
   return engine;
 }
 
 }  // namespace
 
+void check_kernels_from(const CampaignConfig& campaign, const SearchSpace& space) {
+  std::mt19937_64 rng(0x6b666f726765ULL);  // fixed: validation gives the same answer every time
+  for (std::size_t i = 0; i < campaign.engine_kernels_from.size(); ++i) {
+    const std::string key = "engine.kernels_from[" + std::to_string(i) + "]";
+    const auto& dir = campaign.engine_kernels_from[i];
+    try {
+      with_kernel(space.random_genome(rng), best_kernel_record(dir, campaign), space, dir);
+    } catch (const std::runtime_error& e) {
+      throw ConfigError(campaign.location_of(key), key, e.what(),
+                        "finished host gemm campaigns, and host kda campaigns for a kimi-linear model, whose best "
+                        "kernel's parameters and values space.parameters lists (kda ones as KDA_CHUNK, ...)");
+    }
+  }
+}
+
 std::vector<jobs::Candidate> imported_kernel_candidates(const CampaignConfig& campaign, const SearchSpace& space,
                                                         const CandidateTemplate& tmpl, int island,
                                                         std::set<std::string>& seen, std::mt19937_64& rng) {
   std::vector<jobs::Candidate> out;
   for (const auto& dir : campaign.engine_kernels_from) {
-    const jobs::EvalRecord best = best_gemm_record(dir);
     jobs::Candidate c;
     c.family = tmpl.family;
     c.backend = tmpl.backend;
     c.compile_flags = tmpl.compile_flags;
-    c.genome = with_kernel(space.random_genome(rng), jobs::Genome::from_text(best.params), space, dir);
+    try {
+      c.genome = with_kernel(space.random_genome(rng), best_kernel_record(dir, campaign), space, dir);
+    } catch (const std::runtime_error& e) {  // the folder changed since validation
+      throw std::runtime_error(std::string("engine.kernels_from: ") + e.what());
+    }
     c.op = "kernels_from";
     c.island = island;
     jobs::assign_id(c);

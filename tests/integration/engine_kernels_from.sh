@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
-# Kernels feed engines, and the Kimi-Linear example serves: a gemm campaign runs first; a smaller
-# share/examples/engine-kimi-host.yaml names it in engine.kernels_from; its first generation holds an engine
-# (op kernels_from) whose GEMM parameters are the gemm campaign's best, and its KDA + attention engines are verified
-# against the reference engine and served. A folder without a campaign is a configuration error (exit 2).
+# Kernels feed engines, and the Kimi-Linear example serves: a gemm campaign and a kda campaign run first; a smaller
+# share/examples/engine-kimi-host.yaml names both in engine.kernels_from; its first generation holds an engine
+# (op kernels_from) whose GEMM parameters are the gemm campaign's best and one whose KDA_* parameters are the kda
+# campaign's best, and its KDA + attention engines are verified against the reference engine and served. A folder
+# without a campaign is a configuration error (exit 2); a kda kernel for a llama model is refused.
 set -euo pipefail
 BIN=$1 SRC=$2
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 sed 's/^  generations: 2$/  generations: 1/' "$SRC/tests/integration/data/gemm-small.yaml" > "$WORK/gemm.yaml"
 "$BIN/kforge" run "$WORK/gemm.yaml" --out "$WORK/gemm"
+sed -e 's/^  generations: 3$/  generations: 1/' -e 's/^  population: 8$/  population: 3/' \
+    -e 's/^  offspring: 8$/  offspring: 3/' -e 's/^  problem: {B: 1, H: 4, T: 256, D: 128}$/  problem: {B: 1, H: 2, T: 96, D: 64}/' \
+    -e '/^  candidates_per_rank: 4$/a\  confirm_top: 0' "$SRC/share/examples/kda-host.yaml" > "$WORK/kda.yaml"
+grep -q '^  problem: {B: 1, H: 2, T: 96, D: 64}$' "$WORK/kda.yaml" && grep -q '^  confirm_top: 0$' "$WORK/kda.yaml"
+"$BIN/kforge" run "$WORK/kda.yaml" --out "$WORK/kda"
 
-# The engine's space takes the gemm campaign's values, so that its best kernel is a point of the engine's space.
+# The engine's space takes the gemm and kda campaigns' values, so that their best kernels are points of it.
 /usr/bin/python3 - "$SRC/share/examples/engine-kimi-host.yaml" "$WORK/engine.yaml" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 for key, values in {"MC": "[16, 32, 48, 64]", "NC": "[32, 64, 128]", "KC": "[32, 64, 128]", "MR": "[1, 2, 4]",
-                    "NR": "[4, 8, 16]", "VEC": "[1, 4, 8]", "UNROLL": "[1, 2, 4]", "LOOP_ORDER": "[jpi, pji, jip]"}.items():
+                    "NR": "[4, 8, 16]", "VEC": "[1, 4, 8]", "UNROLL": "[1, 2, 4]", "LOOP_ORDER": "[jpi, pji, jip]",
+                    "KDA_DV_TILE": "[16, 32, 64, 128]", "KDA_UNROLL": "[1, 2, 4, 8]", "KDA_VEC": "[1, 4, 8]"}.items():
     text, n = re.subn(rf"^    {key}: \[[^\]]*\]", f"    {key}: {values}", text, flags=re.M)
     assert n == 1, key
 for old, new in {"  layers: 4\n": "  layers: 2\n", "  requests: 16\n": "  requests: 4\n",
@@ -23,7 +30,7 @@ for old, new in {"  layers: 4\n": "  layers: 2\n", "  requests: 16\n": "  reques
                  "  offspring: 6\n": "  offspring: 3\n", "  attention_every: 4 ": "  attention_every: 2 "}.items():
     assert old in text, old
     text = text.replace(old, new)
-open(sys.argv[2], "w").write(text + "\nengine:\n  kernels_from: [gemm]\n")
+open(sys.argv[2], "w").write(text + "\nengine:\n  kernels_from: [gemm, kda]\n")
 PY
 "$BIN/kforge" run "$WORK/engine.yaml" --out "$WORK/engine" | tee "$WORK/run.log"
 grep -Eq '^generation 0 \(1 of 1\)  evaluated 3  ok 3 ' "$WORK/run.log"
@@ -36,23 +43,37 @@ PYTHONPATH="$SRC/share/python" /usr/bin/python3 - "$WORK" <<'PY'
 import sys
 import kforge_archive as ka
 work = sys.argv[1]
-gemm = ka.load_records(work + "/gemm")
-best = gemm[gemm.status == "ok"].sort_values("time_median_ms").iloc[0]
+def best_params(campaign):
+    records = ka.load_records(work + "/" + campaign)
+    best = records[records.status == "ok"].sort_values("time_median_ms").iloc[0]
+    return best.candidate_id, dict(p.split("=", 1) for p in best.params.split(";"))
 engines = ka.load_records(work + "/engine")
-imported = engines[engines.op == "kernels_from"]
-assert len(imported) == 1, engines[["op", "params"]]
-params = dict(p.split("=", 1) for p in imported.iloc[0].params.split(";"))
-kernel = dict(p.split("=", 1) for p in best.params.split(";"))
-assert all(params[k] == v for k, v in kernel.items()), (params, kernel)
+imported = [dict(p.split("=", 1) for p in params.split(";")) for params in engines[engines.op == "kernels_from"].params]
+assert len(imported) == 2, engines[["op", "params"]]
+for campaign, prefix in (("gemm", ""), ("kda", "KDA_")):
+    kernel_id, kernel = best_params(campaign)
+    assert any(all(e[prefix + k] == v for k, v in kernel.items()) for e in imported), (campaign, kernel, imported)
+    print("kernels_from: an engine runs the", campaign, "campaign's best", kernel_id, kernel)
 assert (engines.status == "ok").all(), engines[["status"]]
 figures = ka.engine_metrics(work + "/engine")
 assert (figures.output_tokens_per_s > 0).all() and (figures["op_share.kda"] > 0).all(), figures
-print("kernels_from: engine", imported.iloc[0].candidate_id, "runs gemm", best.candidate_id, "; KDA share",
-      figures["op_share.kda"].round(3).tolist())
+print("KDA share", figures["op_share.kda"].round(3).tolist())
 PY
 
+# A kda kernel for a model without KDA layers (the llama example): a configuration error (exit 2, nothing written)
+# at the list element, naming the folder and the architecture.
+sed -e 's/^  generations: 2$/  generations: 1/' "$SRC/share/examples/engine-host.yaml" > "$WORK/llama.yaml"
+printf '\nengine:\n  kernels_from: [kda]\n' >> "$WORK/llama.yaml"
+set +e
+"$BIN/kforge" run "$WORK/llama.yaml" --out "$WORK/llama" 2> "$WORK/llama.err" > /dev/null
+code=$?
+set -e
+cat "$WORK/llama.err"
+[[ $code -eq 2 ]] && [[ ! -e "$WORK/llama" ]]
+grep -q "llama.yaml:[0-9]*:[0-9]*: engine.kernels_from\[0\]: $WORK/kda is a kda campaign, and the model (architecture llama) has no KDA layer" "$WORK/llama.err"
+
 # A folder that holds no campaign: exit 2 at the list element, nothing written.
-sed 's/kernels_from: \[gemm\]/kernels_from: [nothing-here]/' "$WORK/engine.yaml" > "$WORK/bad.yaml"
+sed 's/kernels_from: \[gemm, kda\]/kernels_from: [nothing-here]/' "$WORK/engine.yaml" > "$WORK/bad.yaml"
 set +e
 "$BIN/kforge" run "$WORK/bad.yaml" --out "$WORK/bad" 2> "$WORK/bad.err"
 code=$?

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -66,7 +67,10 @@ void expect_parameters_agree(const FamilySchema& s, const jobs::Genome& valid, P
     g.params[p.name] = std::string("16");
     EXPECT_THROW(parse(g), std::invalid_argument);
     g.params.erase(p.name);
-    EXPECT_THROW(parse(g), std::invalid_argument);  // every schema parameter is required
+    if (p.default_value)
+      EXPECT_NO_THROW(parse(g));  // an optional parameter: the template's default
+    else
+      EXPECT_THROW(parse(g), std::invalid_argument);  // every other schema parameter is required
   }
   jobs::Genome extra = valid;
   extra.params["NOT_A_PARAM"] = std::int64_t{1};
@@ -141,6 +145,19 @@ TEST(HostFamilySchema, EngineParametersAgreeWithTheTemplate) {
   FamilySchema only_vec = s;
   std::erase_if(only_vec.parameters, [](const ParameterSchema& p) { return p.name != "VEC"; });
   expect_parameters_agree(only_vec, valid, parse_engine);
+  // The optional ones (KDA_*) and only they have defaults, the template's own for a genome that leaves them out.
+  const engine::EngineTemplateParams defaults = engine::engine_params_from_genome(valid);
+  const std::map<std::string, int> template_defaults = {{"KDA_CHUNK", defaults.kda.CHUNK},
+                                                        {"KDA_DV_TILE", defaults.kda.DV_TILE},
+                                                        {"KDA_UNROLL", defaults.kda.UNROLL},
+                                                        {"KDA_VEC", defaults.kda.VEC}};
+  std::vector<std::string> optional;
+  for (const auto& p : s.parameters)
+    if (p.default_value) {
+      optional.push_back(p.name);
+      EXPECT_EQ(*p.default_value, template_defaults.at(p.name)) << p.name;
+    }
+  EXPECT_EQ(optional, engine::engine_optional_param_names());
 }
 
 TEST(HostFamilySchema, KdaParametersAgreeWithTheTemplate) {

@@ -1,5 +1,5 @@
-// The engine template's text (engine_template_text.hpp): the vector math (exp, sums), RoPE, attention over the KV
-// cache, and Kimi Delta Attention.
+// The engine template's text (engine_template_text.hpp): the vector math (exp, sums), RoPE and attention over the
+// KV cache.
 #include "engine/engine_template_text.hpp"
 
 namespace kforge::kernels::engine::text {
@@ -168,48 +168,6 @@ void attention(const Layer& L, i64 rows) {
     float* part = score.data() + (item % THREADS) * scratch;  // this thread's
     const auto attend_d = D == 32 ? attend<32> : D == 64 ? attend<64> : D == 128 ? attend<128> : attend<0>;
     attend_d(q, row_slot[r], L.cache_index, g, row_pos[r], scale, part, o);
-  });
-}
-
-// Kimi Delta Attention: per (sequence, head), token by token, on the slot's D x D state.
-void kda(const Layer& L, const std::vector<i64>& seq_first, const std::vector<i64>& seq_rows) {
-  const i64 D = M.head_dim, W = M.kda_proj_width, QW = M.q_width;
-  const i64 seqs = static_cast<i64>(seq_first.size());
-  mixed.assign(static_cast<std::size_t>(row_slot.size()) * QW, 0.0f);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-  parallel_for(seqs * M.heads, [&](i64 begin, i64 end) {
-    std::vector<float> qn(D), kn(D), alpha(D), delta(D);
-    for (i64 item = begin; item < end; ++item) {
-      const i64 s = item / M.heads, hd = item % M.heads, first = seq_first[s];
-      float* S = kda_state[row_slot[first]].data() + (L.cache_index * M.heads + hd) * D * D;
-      for (i64 r = first; r < first + seq_rows[s]; ++r) {
-        const float* row = proj.data() + r * W;
-        const float *q = row + hd * D, *k = row + QW + hd * D, *v = row + 2 * QW + hd * D, *f = row + 3 * QW + hd * D;
-        float qs = 0.0f, ks = 0.0f;
-        for (i64 i = 0; i < D; ++i) qs += q[i] * q[i], ks += k[i] * k[i];
-        const float qi = 1.0f / std::sqrt(qs + 1e-6f), ki = 1.0f / std::sqrt(ks + 1e-6f);
-        for (i64 i = 0; i < D; ++i) {
-          qn[i] = q[i] * qi;
-          kn[i] = k[i] * ki;
-          const float fi = f[i];  // alpha = exp(-softplus(f)), computed stably
-          alpha[i] = std::exp(-(std::max(fi, 0.0f) + std::log1p(std::exp(-std::fabs(fi)))));
-        }
-        const float beta = 1.0f / (1.0f + std::exp(-row[4 * QW + hd]));
-        for (i64 c = 0; c < D; ++c)
-          for (i64 col = 0; col < D; ++col) S[c * D + col] *= alpha[c];
-        for (i64 col = 0; col < D; ++col) delta[col] = 0.0f;
-        for (i64 c = 0; c < D; ++c)
-          for (i64 col = 0; col < D; ++col) delta[col] += kn[c] * S[c * D + col];
-        for (i64 col = 0; col < D; ++col) delta[col] = beta * (v[col] - delta[col]);
-        float* o = mixed.data() + r * QW + hd * D;
-        for (i64 c = 0; c < D; ++c)
-          for (i64 col = 0; col < D; ++col) S[c * D + col] += kn[c] * delta[col];
-        for (i64 c = 0; c < D; ++c) {
-          const float qc = scale * qn[c];
-          for (i64 col = 0; col < D; ++col) o[col] += qc * S[c * D + col];
-        }
-      }
-    }
   });
 }
 )ENG";

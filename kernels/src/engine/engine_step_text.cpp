@@ -145,9 +145,9 @@ extern "C" void kforge_engine(const std::int64_t* args, void* const* buffers) {
 )ENG";
 }
 
-std::string engine_body() {
+std::string engine_body(const EngineTemplateParams& p) {
   return engine_threads() + engine_projections() + engine_setup() + engine_step_buffers() + engine_attention() +
-         engine_step();
+         engine_kda(p) + engine_step();
 }
 
 }  // namespace kforge::kernels::engine::text

@@ -10,6 +10,7 @@ namespace kforge::kernels::engine {
 namespace {
 
 const std::vector<std::string> kGemmParams = {"MC", "NC", "KC", "MR", "NR", "VEC", "UNROLL", "PACK", "LOOP_ORDER"};
+const std::vector<std::string> kKdaParams = {"CHUNK", "DV_TILE", "UNROLL", "VEC"};  // as KDA_CHUNK, ...
 
 std::string join(const std::vector<std::string>& words) {
   std::string out;
@@ -32,6 +33,41 @@ int choice(const jobs::Genome& genome, const std::string& name, const std::vecto
   return static_cast<int>(*value);
 }
 
+// An integer in [lo, hi]; the parameter's value when the genome has it, `fallback` when it leaves it out.
+int optional_in_range(const jobs::Genome& genome, const std::string& name, int fallback, int lo, int hi) {
+  if (!genome.has(name)) return fallback;
+  const auto* value = std::get_if<std::int64_t>(&genome.params.at(name));
+  if (value == nullptr || *value < lo || *value > hi)
+    throw std::invalid_argument("engine host template: parameter " + name + " must be an integer in [" +
+                                std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return static_cast<int>(*value);
+}
+
+// The KDA_* values the genome gives and the defaults for the others, within the kda family's rules (KDA_CHUNK may
+// also be 0: the recurrence, no chunked kernel).
+host::KdaTemplateParams kda_params(const jobs::Genome& genome, host::KdaTemplateParams p) {
+  if (genome.has("KDA_CHUNK")) p.CHUNK = choice(genome, "KDA_CHUNK", {0, 16, 32, 64});
+  if (genome.has("KDA_VEC")) p.VEC = choice(genome, "KDA_VEC", {1, 2, 4, 8, 16});
+  p.DV_TILE = optional_in_range(genome, "KDA_DV_TILE", p.DV_TILE, 1, 1024);
+  p.UNROLL = optional_in_range(genome, "KDA_UNROLL", p.UNROLL, 1, 16);
+  return p;
+}
+
+// KDA_CHUNK > 0: the kda family's kernel rendered with the genome's KDA_* values, in namespace kda_kernel (its
+// anonymous namespace renamed, its extern "C" entry left out): the engine's KDA prefill calls its key_side and
+// value_tile chunk by chunk (engine_kda_text.cpp). KDA_CHUNK = 0: nothing.
+std::string kda_kernel_source(const host::KdaTemplateParams& p) {
+  if (p.CHUNK == 0) return "";
+  std::string kda = host::render_kda_source(p);
+  const std::string open = "\nnamespace {\n", close = "}  // namespace\n\nextern \"C\" void kforge_kda(";
+  const auto at = kda.find(open);
+  if (at == std::string::npos) throw std::logic_error("engine template: the kda source opens no namespace");
+  kda.replace(at, open.size(), "\nnamespace kda_kernel {\n");
+  const auto end = kda.find(close);
+  if (end == std::string::npos) throw std::logic_error("engine template: the kda source has no kforge_kda entry");
+  return kda.substr(0, end) + "}  // namespace kda_kernel\n\n";
+}
+
 }  // namespace
 
 const std::vector<std::string>& engine_param_names() {
@@ -40,6 +76,16 @@ const std::vector<std::string>& engine_param_names() {
     for (const char* n : {"fuse_qkv", "fuse_gate_up", "fold_norm", "residual_epilogue", "prepack", "kv_block",
                           "threads", "max_batch", "prefill_chunk", "schedule"})
       all.push_back(n);
+    for (const auto& n : engine_optional_param_names()) all.push_back(n);
+    return all;
+  }();
+  return names;
+}
+
+const std::vector<std::string>& engine_optional_param_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (const auto& n : kKdaParams) all.push_back("KDA_" + n);
     return all;
   }();
   return names;
@@ -47,9 +93,11 @@ const std::vector<std::string>& engine_param_names() {
 
 EngineTemplateParams engine_params_from_genome(const jobs::Genome& genome) {
   const auto& known = engine_param_names();
+  const auto& optional = engine_optional_param_names();
   std::vector<std::string> missing, unknown;
   for (const auto& name : known)
-    if (!genome.has(name)) missing.push_back(name);
+    if (!genome.has(name) && std::find(optional.begin(), optional.end(), name) == optional.end())
+      missing.push_back(name);
   for (const auto& [name, value] : genome.params)
     if (std::find(known.begin(), known.end(), name) == known.end()) unknown.push_back(name);
   std::string problems;
@@ -81,6 +129,7 @@ EngineTemplateParams engine_params_from_genome(const jobs::Genome& genome) {
     throw std::invalid_argument(
         "engine host template: parameter schedule must be \"decode_first\" or \"prefill_first\"");
   p.schedule = *schedule;
+  p.kda = kda_params(genome, p.kda);
   return p;
 }
 
@@ -97,7 +146,7 @@ std::string render_engine_source(const EngineTemplateParams& p) {
     for (auto pos = gemm.find("alignas(64) float packed_"); pos != std::string::npos;
          pos = gemm.find("alignas(64) float packed_", pos + 1))
       gemm.replace(pos, 11, "alignas(64) thread_local");
-  return text::engine_prelude(p) + gemm + text::engine_body();
+  return text::engine_prelude(p) + gemm + kda_kernel_source(p.kda) + text::engine_body(p);
 }
 
 }  // namespace kforge::kernels::engine

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "host/gemm_template.hpp"
+#include "host/kda_template.hpp"
 #include "kforge/jobs/genome.hpp"
 
 namespace kforge::kernels::engine {
@@ -19,6 +20,10 @@ struct EngineTemplateParams {
   bool prepack = false;            // weights transposed once at init into the K x N layout the GEMM reads
   int kv_block = 0;                // 0 = contiguous KV per slot; 16, 32, 64 = paged blocks from a shared pool
   int threads = 1;                 // 1 or 2 threads inside the engine
+  // The KDA layers' prefill: KDA_CHUNK 0 = the token-by-token recurrence; 16, 32, 64 = the kda family's chunked
+  // kernel rendered with KDA_CHUNK, KDA_DV_TILE, KDA_UNROLL, KDA_VEC (engine_kda_text.cpp). Optional in a genome:
+  // these are the values a genome without them gets (family_schema.cpp's defaults, kept equal by a test).
+  host::KdaTemplateParams kda{.CHUNK = 0, .DV_TILE = 64, .UNROLL = 2, .VEC = 8};
   // Harness-side batching policy (the serving loop reads them; the rendered engine does not depend on them).
   int max_batch = 1;                      // 1, 2, 4, 8, 16
   int prefill_chunk = 16;                 // 16, 32, 64, 128, 256
@@ -27,6 +32,9 @@ struct EngineTemplateParams {
 
 // The engine genome's parameter names, in the order of the docs.
 const std::vector<std::string>& engine_param_names();
+
+// The names a genome may leave out (KDA_CHUNK, KDA_DV_TILE, KDA_UNROLL, KDA_VEC): EngineTemplateParams' defaults.
+const std::vector<std::string>& engine_optional_param_names();
 
 // Throws std::invalid_argument naming every missing or unknown parameter, or the first bad value.
 EngineTemplateParams engine_params_from_genome(const jobs::Genome& genome);

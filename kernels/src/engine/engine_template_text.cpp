@@ -10,7 +10,8 @@ std::string engine_prelude(const EngineTemplateParams& p) {
 //   fuse_qkv=)" +
          flag(p.fuse_qkv) + " fuse_gate_up=" + flag(p.fuse_gate_up) + " fold_norm=" + flag(p.fold_norm) +
          " residual_epilogue=" + flag(p.residual_epilogue) + " prepack=" + flag(p.prepack) +
-         " kv_block=" + std::to_string(p.kv_block) + " threads=" + std::to_string(p.threads) + R"(
+         " kv_block=" + std::to_string(p.kv_block) + " threads=" + std::to_string(p.threads) +
+         " KDA_CHUNK=" + std::to_string(p.kda.CHUNK) + R"(
 // One fp32 engine for both architectures (llama; kimi-linear: KDA + attention layers), chosen at kInit. Every
 // projection runs on the gemm family's kernel below (gemm_kernel); the options pick code paths at compile time.
 #include <algorithm>
@@ -43,6 +44,8 @@ constexpr long KV_BLOCK = )" +
          std::to_string(p.kv_block) + R"(;
 constexpr int THREADS = )" +
          std::to_string(p.threads) + R"(;
+constexpr long KDA_CHUNK = )" +
+         std::to_string(p.kda.CHUNK) + R"(;  // 0: KDA token by token; else the kda family's chunk (kda_kernel)
 }  // namespace
 
 )";

@@ -48,12 +48,12 @@ void key_side(Work& w, const Head& hd, int t0, int n) {
   for (int i = 0; i < n; ++i) {
     const index_t at = (t0 + i) * hd.token_stride;
     const size_t r = (size_t)i * D;
-    for (int c = 0; c < D; ++c) {
-      const float Gc = w.G[r + c], e = std::exp(Gc), kc = hd.k[at + c];
+    for (int c = 0; c < D; ++c) {  // one exp per element: e^-G and e^(G_last - G) from e^G (a few ulp)
+      const float e = std::exp(w.G[r + c]), inv = 1.0f / e, kc = hd.k[at + c];
       w.qg[r + c] = scale * hd.q[at + c] * e;
       w.kg[r + c] = kc * e;
-      w.kn[r + c] = kc * std::exp(-Gc);
-      w.kl[r + c] = kc * std::exp(Gl[c] - Gc);
+      w.kn[r + c] = kc * inv;
+      w.kl[r + c] = kc * (w.decay[c] * inv);
     }
   }
   for (int i = 0; i < n; ++i) {

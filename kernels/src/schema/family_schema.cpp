@@ -124,6 +124,17 @@ FamilySchema host_engine() {
   s.parameters.push_back(int_choice("max_batch", {1, 2, 4, 8, 16}));
   s.parameters.push_back(int_choice("prefill_chunk", {16, 32, 64, 128, 256}));
   s.parameters.push_back(string_choice("schedule", {"decode_first", "prefill_first"}));
+  // The kda family's parameters, for the KDA layers' prefill (engine/engine_kda_text.cpp): optional, as a llama
+  // model has no KDA layer; KDA_CHUNK 0 (the default) keeps the token-by-token recurrence. The defaults are
+  // EngineTemplateParams' (tests/kernels/family_schema_test.cpp keeps them equal).
+  const std::map<std::string, std::int64_t> kda_defaults = {
+      {"KDA_CHUNK", 0}, {"KDA_DV_TILE", 64}, {"KDA_UNROLL", 2}, {"KDA_VEC", 8}};
+  for (ParameterSchema kda : host_kda().parameters) {
+    kda.name = "KDA_" + kda.name;
+    if (kda.name == "KDA_CHUNK") kda = int_choice("KDA_CHUNK", {0, 16, 32, 64});
+    kda.default_value = kda_defaults.at(kda.name);
+    s.parameters.push_back(std::move(kda));
+  }
   s.baselines = {"reference"};
   s.refused_targets = gpu_target_names();
   return s;
@@ -184,11 +195,16 @@ FamilySchema cuda_rmsnorm() {
 // keeps the two equal): the module's kernel parameters, the launch plan's choices and the batching policy.
 FamilySchema cuda_engine() {
   FamilySchema s = pair_of("cuda", "engine");
-  s.parameters = {int_choice("BM", {16, 32, 64, 128}),        int_choice("BN", {32, 64, 128}),
-                  int_choice("BK", {8, 16, 32}),              int_choice("TM", {1, 2, 4, 8}),
-                  int_choice("TN", {1, 2, 4, 8}),             int_choice("SPLIT_K", {1, 2, 4, 8}),
-                  int_choice("ATTN_THREADS", {32, 64, 128, 256}), int_choice("ATTN_TILE", {32, 64, 128}),
-                  int_choice("NORM_THREADS", {32, 64, 128, 256}), int_choice("kda_state_regs", {0, 1})};
+  s.parameters = {int_choice("BM", {16, 32, 64, 128}),
+                  int_choice("BN", {32, 64, 128}),
+                  int_choice("BK", {8, 16, 32}),
+                  int_choice("TM", {1, 2, 4, 8}),
+                  int_choice("TN", {1, 2, 4, 8}),
+                  int_choice("SPLIT_K", {1, 2, 4, 8}),
+                  int_choice("ATTN_THREADS", {32, 64, 128, 256}),
+                  int_choice("ATTN_TILE", {32, 64, 128}),
+                  int_choice("NORM_THREADS", {32, 64, 128, 256}),
+                  int_choice("kda_state_regs", {0, 1})};
   for (const char* flag : {"fuse_qkv", "fuse_gate_up", "fold_norm", "residual_epilogue", "prepack"})
     s.parameters.push_back(int_choice(flag, {0, 1}));
   s.parameters.push_back(int_choice("kv_block", {0, 16, 32, 64}));
@@ -220,8 +236,9 @@ std::string ParameterSchema::allowed() const {
     for (const auto& s : string_choices) out += (out.empty() ? "'" : ", '") + s + "'";
     return "one of " + out;
   }
-  if (!int_choices.empty()) return "one of the integers " + join_ints(int_choices);
-  return "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  const std::string left_out = default_value ? " (default " + std::to_string(*default_value) + ")" : "";
+  if (!int_choices.empty()) return "one of the integers " + join_ints(int_choices) + left_out;
+  return "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]" + left_out;
 }
 
 std::string ProblemKeySchema::allowed() const {

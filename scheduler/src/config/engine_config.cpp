@@ -119,12 +119,12 @@ jobs::WorkloadSpec read_workload(const MapReader& top) {
 
 std::vector<std::filesystem::path> read_kernels_from(const MapReader& top, const CampaignConfig& campaign) {
   MapReader engine = top.section("engine", {"kernels_from"});
-  const std::string allowed = "a list of campaign folders of earlier gemm campaigns, relative to the campaign file";
+  const std::string allowed = "a list of campaign folders of earlier gemm and kda campaigns, relative to the campaign file";
   std::vector<std::filesystem::path> dirs;
   if (!engine.has("kernels_from")) return dirs;
   if (campaign.backend != "host")
     engine.fail("kernels_from",
-                "imports host gemm kernels into host engines; a " + campaign.backend +
+                "imports host gemm and kda kernels into host engines; a " + campaign.backend +
                     " engine's kernels have parameters of their own (docs/engines.md, \"The cuda engine\")",
                 "absent unless campaign.backend is host");
   const YAML::Node& list = engine.value("kernels_from");

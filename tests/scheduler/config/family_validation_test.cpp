@@ -88,11 +88,15 @@ TEST(FamilySchemaValidation, UnknownFamilyOfEveryBackendNamesTheKnownPairs) {
   }
 }
 
-TEST(FamilySchemaValidation, EveryMissingParameterIsNamed) {
+TEST(FamilySchemaValidation, EveryMissingParameterIsNamedAndOptionalOnesMayBeLeftOut) {
   for (const auto& s : kernels::family_schemas()) {
     for (const auto& p : s.parameters) {
       SCOPED_TRACE(s.pair() + " " + p.name);
       const std::string error = validation_error(campaign_of(s, first_target(s), "", "", p.name));
+      if (p.default_value) {  // the template's default stands in (e.g. the host engine's KDA_*)
+        EXPECT_EQ(error, "no error") << error;
+        continue;
+      }
       EXPECT_EQ(key_of(error), "space.parameters") << error;
       EXPECT_NE(error.find("needs parameter(s) " + p.name + " "), std::string::npos) << error;
     }

@@ -22,7 +22,10 @@ struct ParameterSchema {
   std::int64_t min = 0, max = 0;            // integers: the inclusive range
   std::vector<std::int64_t> int_choices;    // integers: when non-empty, the only values the template takes
   std::vector<std::string> string_choices;  // strings: the only values the template takes
-  std::string allowed() const;              // "an integer in [1, 4096]", "one of 1, 2, 4, 8, 16", "one of 'jpi', 'pji'"
+  // Integers: when set, the space may leave the parameter out and the template uses this value (a parameter that
+  // only some models use, e.g. the engine's KDA_* on a llama model); when unset, every space must list it.
+  std::optional<std::int64_t> default_value;
+  std::string allowed() const;  // "an integer in [1, 4096]", "one of 1, 2, 4, 8, 16", "one of 'jpi', 'pji'" (+ default)
 };
 
 struct ProblemKeySchema {
