@@ -60,7 +60,7 @@ std::vector<std::string> campaign_differences(const std::string& stored_text, co
 }
 
 bool accept_campaign_change(const std::string& stored_text, const std::string& new_text, int generations_done,
-                            const std::string& directory) {
+                            const std::string& directory, const std::filesystem::path& new_file) {
   if (stored_text == new_text) return false;
   std::vector<std::string> changes = campaign_differences(stored_text, new_text);
   std::vector<std::string> refused;
@@ -70,7 +70,7 @@ bool accept_campaign_change(const std::string& stored_text, const std::string& n
       continue;
     }
     // The effective value (a default when the key is absent), from the same parser `kforge run` uses.
-    const int wanted = parse_campaign(new_text, "campaign.yaml").search.generations;
+    const int wanted = parse_campaign(new_text, new_file).search.generations;
     if (wanted < generations_done) {
       refused.push_back(change + " (" + std::to_string(generations_done) +
                         " generations are already done: it may not go below that)");
@@ -86,11 +86,12 @@ bool accept_campaign_change(const std::string& stored_text, const std::string& n
   throw CampaignChangeRefused(message.str(), refused);
 }
 
-bool update_stored_campaign(const CampaignDir& dir, const std::string& new_text) {
+bool update_stored_campaign(const CampaignDir& dir, const std::string& new_text,
+                            const std::filesystem::path& new_file) {
   int done = 0;  // generation files are written in order, each whole or not at all
   while (std::filesystem::exists(dir.generation_file(done))) ++done;
   const std::string stored = jobs::read_text_file(dir.campaign_config());
-  if (!accept_campaign_change(stored, new_text, done, dir.root().string())) return false;
+  if (!accept_campaign_change(stored, new_text, done, dir.root().string(), new_file)) return false;
   jobs::write_text_file_atomically(dir.campaign_config(), new_text);  // e.g. search.generations raised
   return true;
 }

@@ -37,7 +37,7 @@ void prepare_campaign_dir(const CampaignDir& dir, const CampaignConfig& campaign
   fs::create_directories(dir.root());
   if (fs::exists(dir.campaign_config())) {
     // Throws CampaignChangeRefused (listing the changed keys) before anything is written.
-    update_stored_campaign(dir, campaign.text);
+    update_stored_campaign(dir, campaign.text, campaign.file);
   } else {
     jobs::write_text_file_atomically(dir.campaign_config(), campaign.text);
   }

@@ -42,16 +42,20 @@ jobs::Genome with_kernel(jobs::Genome engine, const jobs::EvalRecord& best, cons
   const jobs::Genome kernel = jobs::Genome::from_text(best.params);
   for (const auto& [name, value] : kernel.params) {
     const std::string as = engine_name(best.family, name);
-    const bool listed = std::any_of(space.parameters().begin(), space.parameters().end(),
-                                    [&](const ParameterSpec& p) { return p.name == as; });
-    if (!listed)
+    const auto spec = std::find_if(space.parameters().begin(), space.parameters().end(),
+                                   [&](const ParameterSpec& p) { return p.name == as; });
+    if (spec == space.parameters().end())
       throw std::runtime_error("the best kernel of " + dir.string() + " (" + kernel.to_text() + ") sets " + name +
                                ", which the engine's space.parameters does not list as " + as);
+    if (std::find(spec->values.begin(), spec->values.end(), value) == spec->values.end())
+      throw std::runtime_error("the best kernel of " + dir.string() + " (" + kernel.to_text() + ") has " + name + "=" +
+                               jobs::to_text(value) + ", which space.parameters." + as +
+                               " does not list: add it there");
     engine.params[as] = value;
   }
   if (!space.contains(engine))
     throw std::runtime_error("the best kernel of " + dir.string() + " (" + kernel.to_text() +
-                             ") is not in the engine campaign's space: add its values to space.parameters");
+                             ") breaks the engine campaign's space.constraints with these values");
   return engine;
 }
 
@@ -66,8 +70,7 @@ void check_kernels_from(const CampaignConfig& campaign, const SearchSpace& space
       with_kernel(space.random_genome(rng), best_kernel_record(dir, campaign), space, dir);
     } catch (const std::runtime_error& e) {
       throw ConfigError(campaign.location_of(key), key, e.what(),
-                        "finished host gemm campaigns, and host kda campaigns for a kimi-linear model, whose best "
-                        "kernel's parameters and values space.parameters lists (kda ones as KDA_CHUNK, ...)");
+                        "a finished host gemm or kda campaign whose best kernel fits the engine's space");
     }
   }
 }

@@ -60,6 +60,12 @@ assert (figures.output_tokens_per_s > 0).all() and (figures["op_share.kda"] > 0)
 print("KDA share", figures["op_share.kda"].round(3).tolist())
 PY
 
+# Extending the campaign from another working directory: kernels_from: [gemm, kda] still means folders next to the
+# campaign file (it once meant next to the working directory, and the extension was refused).
+sed 's/^  generations: 1$/  generations: 2/' "$WORK/engine.yaml" > "$WORK/engine-more.yaml"
+(cd / && "$BIN/kforge" run "$WORK/engine-more.yaml" --out "$WORK/engine") | tee "$WORK/more.log"
+grep -Eq '^generation 1 \(2 of 2\)  evaluated 3  ok 3 ' "$WORK/more.log"
+
 # A kda kernel for a model without KDA layers (the llama example): a configuration error (exit 2, nothing written)
 # at the list element, naming the folder and the architecture.
 sed -e 's/^  generations: 2$/  generations: 1/' "$SRC/share/examples/engine-host.yaml" > "$WORK/llama.yaml"

@@ -30,14 +30,16 @@ std::vector<std::string> campaign_differences(const std::string& stored_text, co
 // Decides whether `new_text` may replace `stored_text` for a campaign with `generations_done` generation files.
 // Returns true when the stored copy must be updated (the texts differ and the change is accepted: a comment or
 // layout edit, or search.generations changed to at least generations_done); false when the texts are equal.
-// Throws CampaignChangeRefused naming `directory` otherwise.
+// Throws CampaignChangeRefused naming `directory` otherwise. `new_file` is the file `new_text` came from: its
+// relative paths (engine.kernels_from, model.weights) mean paths next to it.
 bool accept_campaign_change(const std::string& stored_text, const std::string& new_text, int generations_done,
-                            const std::string& directory);
+                            const std::string& directory, const std::filesystem::path& new_file = "campaign.yaml");
 
 // The whole check for an existing campaign directory, as `kforge run` and kforged's submit both do it: compares
 // `new_text` with DIR/campaign.yaml (generations done: the gen-NNNN.h5 files present) and, when the change is
 // accepted, replaces the stored copy atomically. Returns true when it did; throws CampaignChangeRefused (nothing
 // written) otherwise. DIR/campaign.yaml must exist.
-bool update_stored_campaign(const CampaignDir& dir, const std::string& new_text);
+bool update_stored_campaign(const CampaignDir& dir, const std::string& new_text,
+                            const std::filesystem::path& new_file = "campaign.yaml");
 
 }  // namespace kforge::scheduler
