@@ -153,7 +153,7 @@ kda_vs_fla() {
   # B T H varlen: 8192 tokens each; the variable-length batch packs sequences of 1, 1365, 2730 and 4096 tokens.
   for shape in "1 8192 32 0" "1 8192 64 0" "4 2048 32 1"; do
     read -r b t h varlen <<< "$shape"
-    report=$(campaign_figures kda-cuda 1 4 "B: $b, T: $t, H: $h, varlen: $varlen") || return 1
+    report=$(campaign_figures kda-bf16-cuda 1 4 "B: $b, T: $t, H: $h, varlen: $varlen") || return 1
     echo "$sep{\"B\": $b, \"T\": $t, \"H\": $h, \"varlen\": $varlen, \"report\": $report}" >> "$kforge_json"
     sep=","
   done
@@ -166,18 +166,22 @@ kda_vs_fla() {
 }
 
 # kforge's verification (every verification case: T = 1, partial chunks, variable-length batches, the gate at both
-# bounds, huge and tiny values; then a variable-length main problem) applied to FLA's chunk_kda, in fp32 and bf16.
+# bounds, huge and tiny values; then a variable-length main problem) applied to FLA's chunk_kda: in fp32 by the kda
+# family's check, in bf16 (bf16 q, k, v, beta in, bf16 o out) by kda_bf16's, the check kforge's bf16 kernels pass.
 # The step passes when the check ran; FLA's verdicts are its figures (a wrong FLA is a finding, not a broken step).
 kda_fla_output_verified_by_kforge() {
-  local dir=$WORK/kda-outside problem="B=4,T=2048,H=32,varlen=1" rc=0 suffix
-  kforge-check-outputs kda --problem "$problem" --write-inputs "$dir" || return 1
-  python3 "$SRC/bench/gpu_acceptance_torch.py" kda-outputs "$dir" "$SRC/.whl" > /dev/null 2> "$WORK/skip.tmp" || rc=$?
-  [[ $rc == 3 ]] && mv "$WORK/skip.tmp" "$WORK/skip" && return 0
-  cat "$WORK/skip.tmp"
-  ((rc == 0)) || return $rc
-  for suffix in "" -bf16; do  # FLA's fp32 outputs in $dir, its bf16 ones in $dir-bf16
+  local dir=$WORK/kda-outside problem="B=4,T=2048,H=32,varlen=1" rc=0 family suffix
+  for family in kda kda_bf16; do  # fp32 cases in $dir, bf16 ones in $dir-bf16
+    suffix=${family#kda}; suffix=${suffix/_/-}
+    kforge-check-outputs "$family" --problem "$problem" --write-inputs "$dir$suffix" || return 1
     rc=0
-    kforge-check-outputs kda --problem "$problem" --check "$dir$suffix" > "$WORK/check$suffix.json" || rc=$?
+    python3 "$SRC/bench/gpu_acceptance_torch.py" kda-outputs "$dir$suffix" "$SRC/.whl" > /dev/null 2> "$WORK/skip.tmp" \
+      || rc=$?
+    [[ $rc == 3 ]] && mv "$WORK/skip.tmp" "$WORK/skip" && return 0
+    cat "$WORK/skip.tmp"
+    ((rc == 0)) || return $rc
+    rc=0
+    kforge-check-outputs "$family" --problem "$problem" --check "$dir$suffix" > "$WORK/check$suffix.json" || rc=$?
     ((rc <= 1)) || return 1
   done
   python3 -c 'import json, sys; print(json.dumps({"problem": sys.argv[1], "fla_fp32": json.load(open(sys.argv[2])),

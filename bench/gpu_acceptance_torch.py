@@ -2,7 +2,8 @@
 """Baselines of bench/gpu-acceptance.sh timed in PyTorch, beside kforge's own figures of the same run.
 
   gpu_acceptance_torch.py kda KFORGE_REPORTS.json WHEEL_DIR   FLA chunk_kda (fla-core, installed from WHEEL_DIR)
-  gpu_acceptance_torch.py kda-outputs CASES_DIR WHEEL_DIR      FLA's outputs on kforge-check-outputs' cases
+  gpu_acceptance_torch.py kda-outputs CASES_DIR WHEEL_DIR      FLA's outputs on kforge-check-outputs' cases (kda: fp32,
+                                                               kda_bf16: bf16)
   gpu_acceptance_torch.py rmsnorm KFORGE_REPORT.json          torch rms_norm, and kforge's best in GB/s vs 4.8 TB/s
 Timing as kforge's harness does it: L2 flushed (256 MiB written) before each launch, warm-up, median of 25
 CUDA-event samples; SM clock reported. Prints JSON; exit 3 with the reason on stderr when a baseline cannot run.
@@ -77,28 +78,29 @@ def load_chunk_kda(wheel_dir):
 
 
 def kda_outputs(cases_dir, wheel_dir):
-    """FLA's chunk_kda on every case kforge-check-outputs wrote (its layout: share/examples/kda_outputs_numpy.py),
-    in fp32 (outputs in CASES_DIR) and with q, k, v, beta in bf16 (outputs in CASES_DIR-bf16), for --check."""
+    """FLA's chunk_kda on every case kforge-check-outputs wrote (its layout: share/examples/kda_outputs_numpy.py):
+    family kda in fp32; family kda_bf16 with its bf16 q, k, v, beta as given, o written back as bf16."""
     torch, chunk_kda = load_chunk_kda(wheel_dir)
     import numpy as np  # noqa: PLC0415
     with open(os.path.join(cases_dir, "cases.json"), encoding="utf-8") as f:
-        cases = json.load(f)["cases"]
-    for case in cases:
+        listing = json.load(f)
+    bf16 = listing["family"] == "kda_bf16"
+    load = lambda path, dtype: torch.from_numpy(np.fromfile(path, dtype=dtype)).cuda()  # noqa: E731
+    # bf16 files hold the upper 16 bits of a float32: the same bits as torch.bfloat16.
+    low = (lambda path: load(path, "<i2").view(torch.bfloat16)) if bf16 else (lambda path: load(path, "<f4"))
+    for case in listing["cases"]:
         files = [os.path.join(cases_dir, x["file"]) for x in case["inputs"]]
         h = case["problem"]["H"]
-        load = lambda path, dtype: torch.from_numpy(np.fromfile(path, dtype=dtype)).cuda()  # noqa: E731
-        q, k, v, g = (load(path, "<f4").view(1, -1, h, 128) for path in files[:4])
-        beta = load(files[4], "<f4").view(1, -1, h)
+        q, k, v = (low(path).view(1, -1, h, 128) for path in files[:3])
+        g = load(files[3], "<f4").view(1, -1, h, 128)
+        beta = low(files[4]).view(1, -1, h)
         cu_seqlens = load(files[5], "<i4").long()  # every case is packed, equal lengths too
-        for suffix, dtype in (("", torch.float32), ("-bf16", torch.bfloat16)):
-            o, state = chunk_kda(q.to(dtype), k.to(dtype), v.to(dtype), g, beta.to(dtype), scale=128 ** -0.5,
-                                 output_final_state=True, cu_seqlens=cu_seqlens)
-            folder = os.path.join(cases_dir + suffix, case["name"])
-            os.makedirs(folder, exist_ok=True)
-            for out, spec in zip((o, state), case["outputs"]):
-                out.float().contiguous().cpu().numpy().astype("<f4").tofile(
-                    os.path.join(folder, os.path.basename(spec["file"])))
-    return {"cases": len(cases), "precisions": {"fp32": cases_dir, "bf16": cases_dir + "-bf16"}}
+        o, state = chunk_kda(q, k, v, g, beta, scale=128 ** -0.5, output_final_state=True, cu_seqlens=cu_seqlens)
+        o = o.to(torch.bfloat16).view(torch.int16).contiguous().cpu().numpy().astype("<i2") if bf16 else \
+            o.float().contiguous().cpu().numpy().astype("<f4")
+        for out, spec in zip((o, state.float().contiguous().cpu().numpy().astype("<f4")), case["outputs"]):
+            out.tofile(os.path.join(cases_dir, spec["file"]))
+    return {"cases": len(listing["cases"]), "family": listing["family"]}
 
 
 def kda(reports_path, wheel_dir):
@@ -124,8 +126,9 @@ def kda(reports_path, wheel_dir):
                      [starts[i + 1] - starts[i] for i in range(b)], "fla_chunk_kda": fla, "kforge_best_ms": ms,
                      "speed_vs_fla": fla["median_ms"] / ms if ms else None,
                      "fla_output_finite": bool(torch.isfinite(out).all().item())})
-    # Not like for like in precision: kforge's kda family computes in fp32 (fp32 inputs), FLA here in bf16.
-    return {"sm_clock": sm_clock(), "kda": rows, "precision": {"kforge": "fp32", "fla_chunk_kda": "bf16"}}
+    # Like for like: kforge's kda_bf16 (kda-bf16-cuda.yaml) and FLA both take bf16 q, k, v, beta and fp32 g, and
+    # give bf16 o with fp32 state and arithmetic.
+    return {"sm_clock": sm_clock(), "kda": rows, "precision": {"kforge": "kda_bf16", "fla_chunk_kda": "bf16"}}
 
 
 def rmsnorm(report_path):

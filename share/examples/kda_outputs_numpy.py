@@ -7,6 +7,7 @@ input files, writes its outputs. The per-token recurrence in float64 with numpy,
 Files (little-endian, kforge's kda layout): input-0..3 q, k, v, g float32 [tokens, H, 128]; input-4 beta
 float32 [tokens, H]; input-5 cu_seqlens int32 [B + 1] (sequence b is tokens cu_seqlens[b] .. cu_seqlens[b+1]-1);
 output-0 o float32 [tokens, H, 128]; output-1 each sequence's final state float32 [B, H, 128 (key), 128 (value)].
+Family kda_bf16: q, k, v, beta and o are bf16 (the upper 16 bits of a float32, as uint16); g and the state float32.
 """
 import json
 import os
@@ -17,12 +18,24 @@ import numpy as np
 D = 128
 
 
-def kda_case(case, root):
+def read_bf16(path):
+    return (np.fromfile(path, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
+
+
+def to_bf16(x):
+    """float32 -> bf16 bits, rounded to nearest even (finite values)."""
+    bits = x.astype(np.float32).view(np.uint32)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype("<u2")
+
+
+def kda_case(case, root, bf16):
     files = [os.path.join(root, f["file"]) for f in case["inputs"]]
     cu = np.fromfile(files[5], dtype="<i4")
     H = case["problem"]["H"]
-    q, k, v, g = (np.fromfile(f, dtype="<f4").astype(np.float64).reshape(-1, H, D) for f in files[:4])
-    beta = np.fromfile(files[4], dtype="<f4").astype(np.float64).reshape(-1, H)
+    read = read_bf16 if bf16 else (lambda path: np.fromfile(path, dtype="<f4"))
+    q, k, v = (read(f).astype(np.float64).reshape(-1, H, D) for f in files[:3])
+    g = np.fromfile(files[3], dtype="<f4").astype(np.float64).reshape(-1, H, D)
+    beta = read(files[4]).astype(np.float64).reshape(-1, H)
     o = np.zeros_like(q)
     states = np.zeros((len(cu) - 1, H, D, D))
     for b in range(len(cu) - 1):
@@ -33,7 +46,7 @@ def kda_case(case, root):
             S += k[t][:, :, None] * (beta[t][:, None] * (v[t] - ks))[:, None, :]
             o[t] = np.einsum("hc,hcv->hv", q[t] / np.sqrt(D), S)
         states[b] = S
-    return [o.astype("<f4"), states.astype("<f4")]
+    return [to_bf16(o) if bf16 else o.astype("<f4"), states.astype("<f4")]
 
 
 def main():
@@ -42,10 +55,10 @@ def main():
     root = sys.argv[1]
     with open(os.path.join(root, "cases.json"), encoding="utf-8") as f:
         cases = json.load(f)
-    if cases["family"] != "kda":
-        sys.exit(f"kda_outputs_numpy.py: {root}/cases.json is of family {cases['family']}, not kda")
+    if cases["family"] not in ("kda", "kda_bf16"):
+        sys.exit(f"kda_outputs_numpy.py: {root}/cases.json is of family {cases['family']}, not kda or kda_bf16")
     for case in cases["cases"]:
-        for out, spec in zip(kda_case(case, root), case["outputs"]):
+        for out, spec in zip(kda_case(case, root, cases["family"] == "kda_bf16"), case["outputs"]):
             out.tofile(os.path.join(root, spec["file"]))
     print(f"kda_outputs_numpy.py: outputs of {len(cases['cases'])} cases written in {root}")
 

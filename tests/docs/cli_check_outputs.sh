@@ -55,4 +55,26 @@ rm runs/kda-outside/case-1/output-1.bin
 rc=0
 err=$(check 2>&1 >/dev/null) || rc=$?
 [[ $rc == 2 && $err == *"case-1/output-1.bin"* ]] || { echo "missing output: exit $rc: $err"; exit 1; }
-echo "kforge-check-outputs: the documented block passes; wrong, NaN, short and missing outputs are caught"
+
+# kda_bf16, as docs/cli.md says: the same program reads bf16 q, k, v, beta and writes o as bf16; every case passes the
+# bf16 family's check, and o's largest element moved by 2^-4 of its value (16 bf16 steps; far above the tolerance's
+# absolute part, 1e-3) is that case's wrong_result.
+bf=runs/kda-outside-bf16
+trap 'rm -rf "$SRC/runs/kda-outside" "$SRC/$bf" "$log" "$good"' EXIT
+build/bin/kforge-check-outputs kda_bf16 --problem B=2,T=40,H=1 --write-inputs $bf
+python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["cases"][0]; sizes = [f["bytes"] for f in c["inputs"]]
+assert sizes[0] * 2 == sizes[3], sizes; print("bf16 q is half the bytes of fp32 g:", sizes)' $bf/cases.json
+share/examples/kda_outputs_numpy.py $bf
+out=$(build/bin/kforge-check-outputs kda_bf16 --problem B=2,T=40,H=1 --check $bf)
+python3 -c 'import json, sys; r = json.loads(sys.argv[1]); assert r["ok"] is True and r["family"] == "kda_bf16", r
+print(len(r["cases"]), "kda_bf16 cases ok")' "$out"
+python3 -c 'import numpy as np, sys; o = np.fromfile(sys.argv[1], "<u2")
+i = int(np.argmax(np.abs((o.astype(np.uint32) << 16).view(np.float32)))); print("o[%d] = bf16 bits %#06x" % (i, o[i]))
+o[i] = o[i] + 16 if (o[i] & 0x7F) < 0x70 else o[i] - 16; o.tofile(sys.argv[1])' \
+  $bf/case-3/output-0.bin
+rc=0
+out=$(build/bin/kforge-check-outputs kda_bf16 --problem B=2,T=40,H=1 --check $bf) || rc=$?
+[[ $rc == 1 ]] || { echo "kda_bf16, one wrong element: exit $rc, wanted 1: $out"; exit 1; }
+python3 -c 'import json, sys; r = json.loads(sys.argv[1]); bad = [c["name"] for c in r["cases"] if c["status"] != "ok"]
+assert bad == ["case-3"], bad; print("kda_bf16 one wrong element:", r["cases"][3]["evidence"])' "$out"
+echo "kforge-check-outputs: the documented block passes; wrong, NaN, short and missing outputs are caught; kda_bf16 too"

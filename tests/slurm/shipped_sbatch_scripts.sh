@@ -55,7 +55,14 @@ render "$SRC/share/slurm/kforge-campaign.sbatch" "$HOME_DIR/campaign.sbatch" \
 job=$(as_user sbatch --parsable "$HOME_DIR/campaign.sbatch")
 wait_job "$job" "$HOME_DIR/campaign-$job.log"
 cat "$HOME_DIR/campaign-$job.log"
-grep -q '^generation 0 (1 of 1)  evaluated 3  ok 3' "$HOME_DIR/campaign-$job.log"
+grep -q '^generation 0 (1 of 1)  evaluated 3  ok 3' "$HOME_DIR/campaign-$job.log" || {
+  # Say why a candidate failed: its record's status and evidence, and the array tasks' logs.
+  PYTHONPATH="$SRC/share/python" python3 -c 'import sys, kforge_archive as ka
+r = ka.load_records(sys.argv[1], with_text=True)
+for _, x in r[r.status != "ok"].iterrows(): print(x.candidate_id, x.status, x.rank, x.slurm_array_task, x.evidence, sep="\n  ")' \
+    "$HOME_DIR/runs/small" || true
+  tail -n 40 "$HOME_DIR/runs/small"/g0000/logs/* || true
+  exit 1; }
 grep -q 'Partition=hopper' <(scontrol show job "$job")
 grep -q '^kforge: submitted kf:one-island:g0:hopper as Slurm array [0-9]' "$HOME_DIR/campaign-$job.log"
 # The arrays were submitted from inside the job, by the same user.

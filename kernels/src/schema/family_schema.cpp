@@ -156,8 +156,10 @@ FamilySchema cuda_gemm() {
   return s;
 }
 
-FamilySchema cuda_kda() {
-  FamilySchema s = pair_of("cuda", "kda");
+// kda and kda_bf16 (KdaFamily, kernels/cuda/families/kda/): one parameter space and problem; in_bytes, the size of
+// an element of q, k, v, beta and o (4 or 2), sets the traffic.
+FamilySchema cuda_kda_of(const char* name, double in_bytes) {
+  FamilySchema s = pair_of("cuda", name);
   s.parameters = {int_choice("CHUNK", {16, 32, 64}), int_choice("BV", {16, 32, 64, 128}),
                   int_choice("WARPS", {2, 4, 8, 16}), int_choice("STAGES", {1, 2, 3})};
   s.problem = {key("B", 1, 1, 65535), key("T", 8192, 1, std::int64_t{1} << 31), key("H", 32, 1, 65535),
@@ -165,9 +167,9 @@ FamilySchema cuda_kda() {
   s.baselines = {"reference"};
   s.targets = cuda_targets();
   s.memory = MemoryBudget::device_memory;
-  s.problem_bytes = [](const ProblemSizes& p) {  // KdaFamily::bytes
+  s.problem_bytes = [in_bytes](const ProblemSizes& p) {  // KdaFamily::bytes
     const double rows = value(p, "B") * value(p, "T") * value(p, "H"), D = value(p, "D");
-    return 4.0 * (5.0 * rows * D + rows) + 4.0 * value(p, "B") * value(p, "H") * D * D;
+    return in_bytes * (4.0 * rows * D + rows) + 4.0 * rows * D + 4.0 * value(p, "B") * value(p, "H") * D * D;
   };
   s.problem_rule = [](const ProblemSizes& p) -> std::optional<std::string> {
     if (value(p, "B") * value(p, "T") * value(p, "H") * value(p, "D") > static_cast<double>(std::int64_t{1} << 31))
@@ -274,8 +276,9 @@ ProblemSizes FamilySchema::problem_with_defaults(const ProblemSizes& given) cons
 }
 
 const std::vector<FamilySchema>& family_schemas() {
-  static const std::vector<FamilySchema> all = {host_gemm(), host_kda(),     host_engine(), cuda_gemm(),
-                                                cuda_kda(),  cuda_rmsnorm(), cuda_engine(), replay_any()};
+  static const std::vector<FamilySchema> all = {
+      host_gemm(),    host_kda(),    host_engine(), cuda_gemm(), cuda_kda_of("kda", 4), cuda_kda_of("kda_bf16", 2),
+      cuda_rmsnorm(), cuda_engine(), replay_any()};
   return all;
 }
 

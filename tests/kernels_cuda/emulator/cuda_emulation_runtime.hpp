@@ -178,8 +178,17 @@ inline std::string run_block(int threads) {
   }
 }
 
-// Runs body() as the kernel of every thread of every block, blocks in order. Returns "" or the error.
-inline std::string launch(const std::function<void()>& body, const unsigned* grid, const unsigned* block) {
+// The launch's dynamic shared memory (KF_DYNAMIC_SHARED): one buffer, as one block runs at a time.
+inline std::vector<unsigned char>& dynamic_shared_buffer() {
+  static std::vector<unsigned char> buffer;
+  return buffer;
+}
+
+// Runs body() as the kernel of every thread of every block, blocks in order, each block with `dynamic_shared`
+// bytes of dynamic shared memory filled with 0xFF (a NaN in fp32 and bf16: nothing a block did not write is
+// readable as a number). Returns "" or the error.
+inline std::string launch(const std::function<void()>& body, const unsigned* grid, const unsigned* block,
+                          std::size_t dynamic_shared = 0) {
   BlockRun& r = run();
   r.body = &body;
   grid_dim = {grid[0], grid[1], grid[2]};
@@ -189,6 +198,7 @@ inline std::string launch(const std::function<void()>& body, const unsigned* gri
     for (unsigned y = 0; y < grid[1]; ++y)
       for (unsigned x = 0; x < grid[0]; ++x) {
         block_idx = {x, y, z};
+        dynamic_shared_buffer().assign(dynamic_shared + 16, 0xFF);
         if (std::string e = run_block(threads); !e.empty()) return e;
       }
   return "";
@@ -237,3 +247,35 @@ inline float atomicAdd(float* at, float v) {
 }
 using std::max;
 using std::min;
+
+// What kernel templates keep under #ifndef KF_EMULATION (PTX and NVRTC built-ins), for host C++: cp.async as a
+// plain copy done at once (its commit and wait are then no-ops), bf16 rounding as cvt.rn.bf16.f32 does it, and the
+// dynamic shared memory of the launch.
+#define KF_EMULATION 1
+#define KF_DYNAMIC_SHARED(name)                           \
+  unsigned char* name = reinterpret_cast<unsigned char*>( \
+      (reinterpret_cast<std::uintptr_t>(kf_emu::dynamic_shared_buffer().data()) + 15) & ~std::uintptr_t{15})
+inline void cp_async_copy(void* dst, const void* src, bool in_bounds, std::size_t bytes) {
+  if (in_bounds)
+    std::memcpy(dst, src, bytes);
+  else
+    std::memset(dst, 0, bytes);
+}
+inline void cp_async16(void* dst, const void* src, bool in_bounds) { cp_async_copy(dst, src, in_bounds, 16); }
+inline void cp_async4(void* dst, const void* src, bool in_bounds) { cp_async_copy(dst, src, in_bounds, 4); }
+inline void cp_async_commit() {}
+template <int N>
+void cp_async_wait() {}
+inline float __expf(float x) { return std::exp(x); }
+inline float __uint_as_float(unsigned bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+inline unsigned short float_to_bf16(float f) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  if (std::isnan(f)) return 0x7fc0;
+  bits += 0x7fffu + ((bits >> 16) & 1u);  // round to nearest, ties to even
+  return static_cast<unsigned short>(bits >> 16);
+}

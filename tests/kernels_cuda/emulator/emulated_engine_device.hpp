@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cuda_engine_backend.hpp"
+#include "emulated_module.hpp"
 #include "engine_device.hpp"
 
 namespace kforge::kernels::cuda::engine {
@@ -19,7 +20,6 @@ class EmulatedEngineDevice final : public EngineDevice {
   // Compiles image.source (cached in work_dir by a hash of the source and defines); throws std::runtime_error
   // with the compiler's output when it does not compile.
   EmulatedEngineDevice(const ModuleImage& image, const std::filesystem::path& work_dir);
-  ~EmulatedEngineDevice() override;
 
   std::uint64_t allocate(std::size_t bytes) override;
   void upload(std::uint64_t to, const void* from, std::size_t bytes) override;
@@ -35,9 +35,7 @@ class EmulatedEngineDevice final : public EngineDevice {
   std::int64_t launches() const { return launches_; }
 
  private:
-  using LaunchFn = const char* (*)(const char*, const unsigned*, const unsigned*, void**);
-  void* library_ = nullptr;
-  LaunchFn launch_ = nullptr;
+  EmulatedModule module_;
   std::vector<std::unique_ptr<std::byte[]>> buffers_;
   std::vector<std::chrono::steady_clock::time_point> marks_;
   std::size_t allocated_ = 0;

@@ -27,7 +27,7 @@ class GpuBackendTest : public CudaBackendTest, public ::testing::WithParamInterf
     settings_.max_repeats = 10;
     settings_.time_cap_s = 1.0;
     if (GetParam() == "gemm") settings_.problem = {{"M", 1024}, {"N", 1024}, {"K", 1024}};
-    if (GetParam() == "kda") settings_.problem = {{"B", 1}, {"T", 512}, {"H", 4}};
+    if (GetParam().starts_with("kda")) settings_.problem = {{"B", 1}, {"T", 512}, {"H", 4}};
     if (GetParam() == "rmsnorm") settings_.problem = {{"rows", 1024}, {"hidden", 4096}};
   }
 

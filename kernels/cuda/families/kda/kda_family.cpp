@@ -12,9 +12,31 @@ namespace {
 
 constexpr int D = KdaInputs::D;
 
-std::int64_t shared_floats(std::int64_t chunk, std::int64_t bv, std::int64_t stages) {
-  const std::int64_t stage = 3 * chunk * D + chunk * bv + chunk;
-  return stages * stage + D * bv + 2 * chunk * chunk + 2 * chunk * bv + D;
+// kda_source.cpp's shared memory: STAGES stages, the bf16 work area, then S, A, Bm, W, O and G_last.
+std::int64_t shared_bytes(std::int64_t chunk, std::int64_t bv, std::int64_t stages, int in_bytes) {
+  const std::int64_t stage = 4 * (chunk * D + chunk) + in_bytes * (2 * chunk * D + chunk * bv);
+  const std::int64_t work = in_bytes == 2 ? 4 * (2 * chunk * D + chunk * bv) : 0;
+  return stages * stage + work + 4 * (D * bv + 2 * chunk * chunk + 2 * chunk * bv + D);
+}
+
+// Blocks of this genome that fit on one SM at once: shared memory (228 KiB per SM on sm_90 and sm_100, 1 KiB of it
+// reserved per block) and threads (2048 per SM) bound it. Given to ptxas as __launch_bounds__'s minimum, so it may
+// use every register that occupancy leaves; with THREADS alone it caps a 256-thread block at 64 registers and
+// spills, for occupancy the shared memory never allows.
+std::int64_t blocks_per_sm(std::int64_t shared, std::int64_t threads) {
+  const std::int64_t by_shared = (228 * 1024) / (shared + 1024);
+  return std::clamp<std::int64_t>(std::min(by_shared, 2048 / threads), 1, 32);
+}
+
+// Every value of x as the nearest bf16 (round to nearest even), so the reference sees what the kernel reads.
+void round_to_bf16(std::vector<float>& x) {
+  for (auto& value : x) value = bf16_to_float(float_to_bf16(value));
+}
+
+std::vector<std::uint16_t> bf16_bits(const std::vector<float>& x) {
+  std::vector<std::uint16_t> out(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) out[i] = float_to_bf16(x[i]);
+  return out;
 }
 
 // q and k of unit length (as KDA's in-kernel L2 norm makes them), v in [-1, 1], alpha in [0.5, 1), beta in (0, 1).
@@ -61,9 +83,10 @@ double apply_input_class(KdaInputs& in, InputClass inputs) {
   }
 }
 
-// abs_tolerance: the absolute part of the tolerance, 1e-3 times v's scale (o and the state scale with v).
+// abs_tolerance: the absolute part of the tolerance, 1e-3 times v's scale (o and the state scale with v);
+// o_rel_tolerance: the relative part for o (1e-3, plus bf16's rounding of o, 2^-8, in kda_bf16).
 CheckOutcome check_kda(const KdaInputs& in, const std::vector<float>& o, const std::vector<float>& state, bool full,
-                       std::uint64_t seed, double abs_tolerance) {
+                       std::uint64_t seed, double abs_tolerance, double o_rel_tolerance) {
   ToleranceCheck check("kda");
   std::vector<double> ref_o, ref_state;
   auto check_head = [&](int b, int h) {
@@ -83,7 +106,8 @@ CheckOutcome check_kda(const KdaInputs& in, const std::vector<float>& o, const s
       for (int col = 0; col < D; ++col) {
         const double ref = ref_o[static_cast<std::size_t>(t) * D + col];
         const float got = o[((static_cast<std::size_t>(in.start(b)) + t) * in.H + h) * D + col];
-        if (!check.element(got, ref, abs_tolerance + 1e-3 * std::fabs(ref), where("o", t, col))) return false;
+        if (!check.element(got, ref, abs_tolerance + o_rel_tolerance * std::fabs(ref), where("o", t, col)))
+          return false;
       }
     for (int c = 0; c < D; ++c)
       for (int col = 0; col < D; ++col) {
@@ -125,10 +149,13 @@ std::optional<std::string> KdaFamily::invalid_reason(const jobs::Genome& g) cons
 }
 
 std::string KdaFamily::render(const jobs::Genome& g) const {
-  if (auto why = invalid_reason(g)) throw std::invalid_argument("kda (cuda): " + *why);
-  std::string out = "// kforge kda (cuda) candidate: " + g.to_text() + "\n";
+  if (auto why = invalid_reason(g)) throw std::invalid_argument(name() + " (cuda): " + *why);
+  std::string out = "// kforge " + name() + " (cuda) candidate: " + g.to_text() + "\n";
+  out += std::string("#define KF_BF16 ") + (precision_ == KdaPrecision::bf16 ? "1" : "0") + "\n";
   for (const char* name : {"CHUNK", "BV", "WARPS", "STAGES"})
     out += "#define " + std::string(name) + " " + std::to_string(g.get_int(name)) + "\n";
+  const std::int64_t shared = shared_bytes(g.get_int("CHUNK"), g.get_int("BV"), g.get_int("STAGES"), input_bytes());
+  out += "#define KF_MIN_BLOCKS " + std::to_string(blocks_per_sm(shared, g.get_int("WARPS") * 32)) + "\n";
   return out + kda_kernel_body();
 }
 
@@ -141,13 +168,13 @@ Problem KdaFamily::problem(const jobs::EvalSettings& settings) const {
       continue;
     }
     if (!p.count(name))
-      throw std::invalid_argument("kda (cuda): unknown problem size " + name + "=" + std::to_string(value) +
+      throw std::invalid_argument(this->name() + " (cuda): unknown problem size " + name + "=" + std::to_string(value) +
                                   " (B, T, H, varlen 0 or 1; D must be 128)");
     p[name] = value;
   }
   if (p["B"] <= 0 || p["T"] <= 0 || p["H"] <= 0 || p["H"] > 65535 || p["B"] > 65535 ||
       p["B"] * p["T"] * p["H"] * D > (std::int64_t{1} << 31))
-    throw std::invalid_argument("kda (cuda): problem out of range: " + problem_text(p));
+    throw std::invalid_argument(name() + " (cuda): problem out of range: " + problem_text(p));
   return p;
 }
 
@@ -168,7 +195,7 @@ LaunchConfig KdaFamily::launch(const jobs::Genome& g, const Problem& p) const {
   l.grid = {static_cast<unsigned>(D / g.get_int("BV")), static_cast<unsigned>(problem_value(p, "H")),
             static_cast<unsigned>(problem_value(p, "B"))};
   l.block[0] = static_cast<unsigned>(g.get_int("WARPS") * 32);
-  l.dynamic_shared_bytes = 4 * shared_floats(g.get_int("CHUNK"), g.get_int("BV"), g.get_int("STAGES"));
+  l.dynamic_shared_bytes = shared_bytes(g.get_int("CHUNK"), g.get_int("BV"), g.get_int("STAGES"), input_bytes());
   return l;
 }
 
@@ -176,9 +203,10 @@ double KdaFamily::flop(const Problem& p) const {  // the recurrence: decay D^2, 
   return 7.0 * D * D * problem_value(p, "B") * problem_value(p, "T") * problem_value(p, "H");
 }
 
-double KdaFamily::bytes(const Problem& p) const {
+double KdaFamily::bytes(const Problem& p) const {  // q, k, v, beta, o in the inputs' precision; g, state fp32
   const double rows = static_cast<double>(problem_value(p, "B")) * problem_value(p, "T") * problem_value(p, "H");
-  return 4.0 * (5.0 * rows * D + rows) + 4.0 * problem_value(p, "B") * problem_value(p, "H") * D * D;
+  return input_bytes() * (4.0 * rows * D + rows) + 4.0 * rows * D +
+         4.0 * problem_value(p, "B") * problem_value(p, "H") * D * D;
 }
 
 HostCase KdaFamily::make_case(const Problem& problem, std::mt19937_64& rng, bool full_check) const {
@@ -191,10 +219,14 @@ HostCase KdaFamily::make_case(const Problem& problem, std::mt19937_64& rng, bool
   if (varlen) in->starts = starts;
   fill_inputs(*in, rng);
   const double abs_tolerance = 1e-3 * apply_input_class(*in, input_class(problem));
+  const bool bf16 = precision_ == KdaPrecision::bf16;
+  if (bf16)
+    for (auto* x : {&in->q, &in->k, &in->v, &in->beta}) round_to_bf16(*x);
+  auto input = [bf16](const std::vector<float>& x) { return bf16 ? to_bytes(bf16_bits(x)) : to_bytes(x); };
   HostCase c;
   c.problem = problem;
-  c.inputs = {to_bytes(in->q), to_bytes(in->k), to_bytes(in->v), to_bytes(in->g), to_bytes(in->beta), to_bytes(starts)};
-  c.output_bytes = {in->q.size() * sizeof(float), static_cast<std::size_t>(in->B) * in->H * D * D * sizeof(float)};
+  c.inputs = {input(in->q), input(in->k), input(in->v), to_bytes(in->g), input(in->beta), to_bytes(starts)};
+  c.output_bytes = {in->q.size() * input_bytes(), static_cast<std::size_t>(in->B) * in->H * D * D * sizeof(float)};
   c.args = [in](const std::vector<std::uint64_t>& i, const std::vector<std::uint64_t>& o) {
     KernelArgs a;
     for (int n = 0; n < 6; ++n) a.pointer(i.at(n));  // q k v g beta cu_seqlens
@@ -202,9 +234,14 @@ HostCase KdaFamily::make_case(const Problem& problem, std::mt19937_64& rng, bool
     return a;
   };
   const std::uint64_t seed = rng();
-  c.check = [in, full_check, seed, abs_tolerance](const std::vector<Bytes>& outputs) {
-    return check_kda(*in, from_bytes<float>(outputs.at(0)), from_bytes<float>(outputs.at(1)), full_check, seed,
-                     abs_tolerance);
+  const double o_rel_tolerance = 1e-3 + (bf16 ? std::ldexp(1.0, -8) : 0.0);
+  c.check = [in, full_check, seed, abs_tolerance, o_rel_tolerance, bf16](const std::vector<Bytes>& outputs) {
+    std::vector<float> o;
+    if (bf16)
+      for (std::uint16_t bits : from_bytes<std::uint16_t>(outputs.at(0))) o.push_back(bf16_to_float(bits));
+    else
+      o = from_bytes<float>(outputs.at(0));
+    return check_kda(*in, o, from_bytes<float>(outputs.at(1)), full_check, seed, abs_tolerance, o_rel_tolerance);
   };
   return c;
 }

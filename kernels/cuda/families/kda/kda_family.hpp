@@ -1,5 +1,7 @@
 #pragma once
-// kda: chunked Kimi Delta Attention forward (see kda_source.cpp for the algorithm), fp32, head dim 128.
+// kda: chunked Kimi Delta Attention forward (see kda_source.cpp for the algorithm), head dim 128, fp32 arithmetic.
+// Two families share it: kda (every tensor fp32) and kda_bf16 (q, k, v, beta and o in bf16, g and the final state
+// fp32: the precisions of FLA's chunk_kda, so the two compare like for like).
 // Parameters (share/examples/kda-cuda.yaml): CHUNK tokens per chunk, BV value columns per block, WARPS per
 // block, STAGES chunks in flight (cp.async). Problem: B, T, H (and D, which must be 128), varlen (0 or 1: B
 // sequences of different lengths, kda_sequence_starts, packed as FLA's cu_seqlens).
@@ -29,9 +31,12 @@ struct KdaInputs {
 };
 void kda_reference_head(const KdaInputs& in, int b, int h, std::vector<double>& o, std::vector<double>& state);
 
+enum class KdaPrecision { fp32, bf16 };
+
 class KdaFamily final : public CudaFamily {
  public:
-  std::string name() const override { return "kda"; }
+  explicit KdaFamily(KdaPrecision precision = KdaPrecision::fp32) : precision_(precision) {}
+  std::string name() const override { return precision_ == KdaPrecision::bf16 ? "kda_bf16" : "kda"; }
   std::string entry_point() const override { return "kforge_kda"; }
   ParamSpace space() const override;
   jobs::Genome default_genome() const override;
@@ -43,6 +48,10 @@ class KdaFamily final : public CudaFamily {
   double flop(const Problem& p) const override;
   double bytes(const Problem& p) const override;
   HostCase make_case(const Problem& p, std::mt19937_64& rng, bool full_check) const override;
+
+ private:
+  int input_bytes() const { return precision_ == KdaPrecision::bf16 ? 2 : 4; }  // q, k, v, beta and o
+  KdaPrecision precision_;
 };
 
 }  // namespace kforge::kernels::cuda

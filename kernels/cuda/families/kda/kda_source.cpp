@@ -7,9 +7,12 @@
 //   S      <- Diag(e^{G_C}) S0 + sum_j (k_j e^{G_C - G_j}) delta_j^T
 // Every exponent is G_i - G_j with j <= i, so it is <= 0: no overflow however strong the decay.
 // A batch of B sequences, packed: sequence b holds tokens cu_seqlens[b] .. cu_seqlens[b + 1] - 1 (int32, B + 1
-// entries; equal lengths T are 0, T, 2T, ...; variable lengths as FLA's cu_seqlens). Inputs q, k, v, g fp32
-// [tokens,H,D], beta fp32 [tokens,H]; outputs o fp32 [tokens,H,D] and each sequence's final state fp32 [B,H,D,D]
-// (key rows, value columns). D = 128. The next STAGES - 1 chunks stream in with cp.async.
+// entries; equal lengths T are 0, T, 2T, ...; variable lengths as FLA's cu_seqlens). Inputs q, k, v [tokens,H,D]
+// and beta [tokens,H] in fp32, or with KF_BF16 in bf16 (FLA's chunk_kda's inputs); g fp32 [tokens,H,D] always.
+// Outputs o [tokens,H,D] in the inputs' precision and each sequence's final state fp32 [B,H,D,D] (key rows, value
+// columns). D = 128. Arithmetic is fp32 in both. The next STAGES - 1 chunks stream in with cp.async; bf16 chunks
+// are widened to fp32 in a work area once they have arrived.
+// The helpers under #ifndef KF_EMULATION are what tests/kernels_cuda/emulator/ replaces to run this text on the CPU.
 #include "kda/kda_family.hpp"
 
 namespace kforge::kernels::cuda {
@@ -18,57 +21,97 @@ const char* kda_kernel_body() {
   return R"CUDA(
 #define D 128
 #define THREADS (WARPS * 32)
-#define STAGE_FLOATS (3 * CHUNK * D + CHUNK * BV + CHUNK)
+#if KF_BF16
+typedef unsigned short in_t;  // bf16 bits
+#define IN_BYTES 2
+#else
+typedef float in_t;
+#define IN_BYTES 4
+#endif
+// A stage: q, k [CHUNK][D] and v [CHUNK][BV] as in_t, then g fp32 [CHUNK][D] and beta fp32 [CHUNK]. Every part's
+// size is a multiple of 16 bytes (CHUNK, BV >= 16), so every cp.async destination is aligned.
+#define STAGE_BYTES (CHUNK * D * 4 + CHUNK * 4 + (2 * CHUNK * D + CHUNK * BV) * IN_BYTES)
+#define IN_PER_16B (16 / IN_BYTES)
 
+#ifndef KF_EMULATION
 __device__ __forceinline__ unsigned smem_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
-__device__ __forceinline__ void cp_async16(float* dst, const float* src, bool in_bounds) {
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool in_bounds) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(dst)), "l"(src),
                "r"(in_bounds ? 16 : 0));
 }
-__device__ __forceinline__ void cp_async4(float* dst, const float* src, bool in_bounds) {
+__device__ __forceinline__ void cp_async4(void* dst, const void* src, bool in_bounds) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_address(dst)), "l"(src),
                "r"(in_bounds ? 4 : 0));
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+__device__ __forceinline__ unsigned short float_to_bf16(float x) {  // round to nearest even
+  unsigned short r;
+  asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(r) : "f"(x));
+  return r;
+}
+#define KF_DYNAMIC_SHARED(name) extern __shared__ __align__(16) unsigned char name[]
+#endif
+__device__ __forceinline__ float bf16_to_float(unsigned short x) { return __uint_as_float((unsigned)x << 16); }
+#if KF_BF16
+__device__ __forceinline__ float widen(in_t x) { return bf16_to_float(x); }
+__device__ __forceinline__ in_t narrow(float x) { return float_to_bf16(x); }
+#else
+__device__ __forceinline__ float widen(in_t x) { return x; }
+__device__ __forceinline__ in_t narrow(float x) { return x; }
+#endif
 
-// Stage layout: q [CHUNK][D], k [CHUNK][D], g [CHUNK][D], v [CHUNK][BV], beta [CHUNK]. Tokens past the
-// sequence's T load as zeros: g = 0, k = q = v = beta = 0 leave the state untouched. `first`: its first token.
-__device__ void load_chunk(float* stage, const float* q, const float* k, const float* v, const float* g,
-                           const float* beta, size_t first, int T, int H, int h, int t0, int v0) {
-  float* sq = stage;
-  float* sk = sq + CHUNK * D;
-  float* sg = sk + CHUNK * D;
-  float* sv = sg + CHUNK * D;
-  float* sbeta = sv + CHUNK * BV;
-  for (int c = threadIdx.x; c < CHUNK * (D / 4); c += THREADS) {
-    const int i = c / (D / 4), col = (c % (D / 4)) * 4;
+// Tokens past the sequence's T load as zeros: g = 0, k = q = v = beta = 0 leave the state untouched. `first`: the
+// sequence's first token.
+__device__ void load_chunk(unsigned char* stage, const in_t* q, const in_t* k, const in_t* v, const float* g,
+                           const in_t* beta, size_t first, int T, int H, int h, int t0, int v0) {
+  in_t* sq = reinterpret_cast<in_t*>(stage);
+  in_t* sk = sq + CHUNK * D;
+  in_t* sv = sk + CHUNK * D;
+  float* sg = reinterpret_cast<float*>(sv + CHUNK * BV);
+  float* sbeta = sg + CHUNK * D;
+  for (int c = threadIdx.x; c < CHUNK * (D / IN_PER_16B); c += THREADS) {
+    const int i = c / (D / IN_PER_16B), col = (c % (D / IN_PER_16B)) * IN_PER_16B;
     const bool ok = t0 + i < T;
     const size_t at = ok ? ((first + t0 + i) * H + h) * D + col : 0;
     cp_async16(sq + i * D + col, q + at, ok);
     cp_async16(sk + i * D + col, k + at, ok);
-    cp_async16(sg + i * D + col, g + at, ok);
   }
-  for (int c = threadIdx.x; c < CHUNK * (BV / 4); c += THREADS) {
-    const int i = c / (BV / 4), col = (c % (BV / 4)) * 4;
+  for (int c = threadIdx.x; c < CHUNK * (D / 4); c += THREADS) {
+    const int i = c / (D / 4), col = (c % (D / 4)) * 4;
+    const bool ok = t0 + i < T;
+    cp_async16(sg + i * D + col, g + (ok ? ((first + t0 + i) * H + h) * D + col : 0), ok);
+  }
+  for (int c = threadIdx.x; c < CHUNK * (BV / IN_PER_16B); c += THREADS) {
+    const int i = c / (BV / IN_PER_16B), col = (c % (BV / IN_PER_16B)) * IN_PER_16B;
     const bool ok = t0 + i < T;
     cp_async16(sv + i * BV + col, v + (ok ? ((first + t0 + i) * H + h) * D + v0 + col : 0), ok);
   }
   for (int i = threadIdx.x; i < CHUNK; i += THREADS) {
     const bool ok = t0 + i < T;
+#if KF_BF16  // cp.async copies 4, 8 or 16 bytes; one bf16 is 2: a plain load, widened, seen after the chunk's barrier
+    sbeta[i] = ok ? widen(beta[(first + t0 + i) * H + h]) : 0.f;
+#else
     cp_async4(sbeta + i, beta + (ok ? (first + t0 + i) * H + h : 0), ok);
+#endif
   }
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS)
-kforge_kda(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
-           const float* __restrict__ g, const float* __restrict__ beta, const int* __restrict__ cu_seqlens,
-           float* __restrict__ o, float* __restrict__ state_out, int H) {
-  extern __shared__ __align__(16) float smem[];
-  float* S = smem + STAGES * STAGE_FLOATS;  // [D][BV]
+extern "C" __global__ void __launch_bounds__(THREADS, KF_MIN_BLOCKS)
+kforge_kda(const in_t* __restrict__ q, const in_t* __restrict__ k, const in_t* __restrict__ v,
+           const float* __restrict__ g, const in_t* __restrict__ beta, const int* __restrict__ cu_seqlens,
+           in_t* __restrict__ o, float* __restrict__ state_out, int H) {
+  KF_DYNAMIC_SHARED(smem);
+  float* after_stages = reinterpret_cast<float*>(smem + STAGES * STAGE_BYTES);
+#if KF_BF16
+  float* work = after_stages;                 // q, k [CHUNK][D] and v [CHUNK][BV] widened to fp32
+  float* S = work + 2 * CHUNK * D + CHUNK * BV;  // [D][BV]
+#else
+  float* S = after_stages;                    // [D][BV]
+#endif
   float* A = S + D * BV;                    // [CHUNK][CHUNK], beta_i folded in
   float* Bm = A + CHUNK * CHUNK;            // [CHUNK][CHUNK]
   float* W = Bm + CHUNK * CHUNK;            // [CHUNK][BV]: right-hand side, then delta
@@ -82,18 +125,31 @@ kforge_kda(const float* __restrict__ q, const float* __restrict__ k, const float
 
   const int chunks = (T + CHUNK - 1) / CHUNK;
   for (int s = 0; s < STAGES; ++s) {
-    if (s < chunks) load_chunk(smem + s * STAGE_FLOATS, q, k, v, g, beta, first, T, H, h, s * CHUNK, v0);
+    if (s < chunks) load_chunk(smem + s * STAGE_BYTES, q, k, v, g, beta, first, T, H, h, s * CHUNK, v0);
     cp_async_commit();
   }
   for (int n = 0; n < chunks; ++n) {
-    float* sq = smem + (n % STAGES) * STAGE_FLOATS;
-    float* sk = sq + CHUNK * D;
-    float* sg = sk + CHUNK * D;
-    float* sv = sg + CHUNK * D;
-    float* sbeta = sv + CHUNK * BV;
+    in_t* staged = reinterpret_cast<in_t*>(smem + (n % STAGES) * STAGE_BYTES);  // q, k, v as loaded
+    float* sg = reinterpret_cast<float*>(staged + 2 * CHUNK * D + CHUNK * BV);
+    float* sbeta = sg + CHUNK * D;
     const int t0 = n * CHUNK;
     cp_async_wait<STAGES - 1>();
     __syncthreads();
+#if KF_BF16
+    float* sq = work;
+    float* sk = sq + CHUNK * D;
+    float* sv = sk + CHUNK * D;
+    for (int e = threadIdx.x; e < CHUNK * D; e += THREADS) {
+      sq[e] = widen(staged[e]);
+      sk[e] = widen(staged[CHUNK * D + e]);
+    }
+    for (int e = threadIdx.x; e < CHUNK * BV; e += THREADS) sv[e] = widen(staged[2 * CHUNK * D + e]);
+    __syncthreads();
+#else
+    float* sq = staged;
+    float* sk = sq + CHUNK * D;
+    float* sv = sk + CHUNK * D;
+#endif
     // 1. cumulative gate G in place of g; q scaled.
     for (int c = threadIdx.x; c < D; c += THREADS) {
       float run = 0.f;
@@ -157,7 +213,7 @@ kforge_kda(const float* __restrict__ q, const float* __restrict__ k, const float
       if (t0 + i >= T) continue;
       float acc = O[p];
       for (int j = 0; j <= i; ++j) acc += Bm[i * CHUNK + j] * W[j * BV + col];
-      o[((first + t0 + i) * H + h) * D + v0 + col] = acc;
+      o[((first + t0 + i) * H + h) * D + v0 + col] = narrow(acc);
     }
     for (int e = threadIdx.x; e < D * BV; e += THREADS) {
       const int c = e / BV, col = e % BV;
@@ -167,7 +223,7 @@ kforge_kda(const float* __restrict__ q, const float* __restrict__ k, const float
     }
     __syncthreads();  // the stage is free again, and S is complete
     if (n + STAGES < chunks)
-      load_chunk(smem + (n % STAGES) * STAGE_FLOATS, q, k, v, g, beta, first, T, H, h, (n + STAGES) * CHUNK, v0);
+      load_chunk(smem + (n % STAGES) * STAGE_BYTES, q, k, v, g, beta, first, T, H, h, (n + STAGES) * CHUNK, v0);
     cp_async_commit();
   }
   for (int e = threadIdx.x; e < D * BV; e += THREADS) {
