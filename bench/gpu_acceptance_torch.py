@@ -7,6 +7,8 @@
   gpu_acceptance_torch.py rmsnorm KFORGE_REPORT.json          torch rms_norm, and kforge's best in GB/s vs 4.8 TB/s
 Timing as kforge's harness does it: L2 flushed (256 MiB written) before each launch, warm-up, median of 25
 CUDA-event samples; SM clock reported. Prints JSON; exit 3 with the reason on stderr when a baseline cannot run.
+KFORGE_FLA_ON_CPU=1 (bench/fla_kda_on_cpu.sh, kda-outputs only): FLA's Triton kernels on CPU tensors under Triton's
+interpreter, with bench/triton_interpreter_patches.py, to rehearse the step without a GPU.
 """
 import glob
 import json
@@ -15,6 +17,10 @@ import subprocess
 import sys
 
 H200_PEAK_GBS = 4800.0
+ON_CPU = os.environ.get("KFORGE_FLA_ON_CPU") == "1"
+DEVICE = "cpu" if ON_CPU else "cuda"
+if ON_CPU:
+    os.environ["TRITON_INTERPRET"] = "1"  # read when triton is first imported
 
 
 def need(cond, why):
@@ -63,9 +69,12 @@ def sequence_starts(b, t, varlen):
 
 def load_chunk_kda(wheel_dir):
     import torch  # noqa: PLC0415  (the GPU image has it; the step is skipped without it)
-    need(torch.cuda.is_available(), "no CUDA device visible to torch")
+    need(ON_CPU or torch.cuda.is_available(), "no CUDA device visible to torch")
+    if ON_CPU:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import triton_interpreter_patches  # noqa: F401,PLC0415
     site = "/tmp/kforge-fla-site"
-    wheels = glob.glob(os.path.join(wheel_dir, "fla_core-*.whl"))
+    wheels = glob.glob(os.path.join(wheel_dir, "*.whl"))  # fla-core, einops, packaging (docs/gpu-bundle.md)
     if wheels and not os.path.isdir(os.path.join(site, "fla")):
         subprocess.run([sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "--target", site] + wheels,
                        check=True, stdout=sys.stderr)
@@ -85,7 +94,7 @@ def kda_outputs(cases_dir, wheel_dir):
     with open(os.path.join(cases_dir, "cases.json"), encoding="utf-8") as f:
         listing = json.load(f)
     bf16 = listing["family"] == "kda_bf16"
-    load = lambda path, dtype: torch.from_numpy(np.fromfile(path, dtype=dtype)).cuda()  # noqa: E731
+    load = lambda path, dtype: torch.from_numpy(np.fromfile(path, dtype=dtype)).to(DEVICE)  # noqa: E731
     # bf16 files hold the upper 16 bits of a float32: the same bits as torch.bfloat16.
     low = (lambda path: load(path, "<i2").view(torch.bfloat16)) if bf16 else (lambda path: load(path, "<f4"))
     for case in listing["cases"]:

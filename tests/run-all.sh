@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Optional labels the default run leaves out (docs/testing.md): peers (bench/engine_vs_peers against PyTorch and
-# llama.cpp, which installs them from PyPI); bundle_drill (the GPU bundle in a debootstrap root, docs/gpu-bundle.md).
+# llama.cpp, FLA on CPU; they install from PyPI); bundle_drill (the GPU bundle in a debootstrap root, docs/gpu-bundle.md).
 # ./setup.sh builds only the programs; the test binaries, benchmarks and man pages are built here.
 cmake --build build -j"$(nproc)"
 ctest --test-dir build --output-on-failure --timeout 600 -j"$(nproc)" -LE "${KFORGE_EXCLUDE_LABELS:-^(peers|bundle_drill)$}" "$@"

@@ -13,4 +13,4 @@ bash -euo pipefail -c "$(doc "## The drill on a bare Debian 12")" | tee "$LOG"
 grep -q '^drill: ok$' "$LOG"
 grep -q '^kforge_kernels_cuda_gpu_test: [1-9][0-9]* skipped, 0 passed$' "$LOG"
 bash -euo pipefail -c "$(doc "## The acceptance run on the GPU machine" 1)"
-ls .whl/fla_core-0.6.0-py3-none-any.whl
+ls .whl/fla_core-0.6.0-py3-none-any.whl .whl/einops-0.8.2-py3-none-any.whl .whl/packaging-*-py3-none-any.whl

@@ -2,6 +2,7 @@
 // that pass right outputs and fail wrong ones.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -133,6 +134,21 @@ TEST(CudaFamilies, KdaCheckAcceptsTheRecurrenceAndRejectsAZeroState) {
     for (int e = 0; e < 128 * 128; ++e) state[h * 128 * 128 + e] = static_cast<float>(rs[e]);
   }
   EXPECT_EQ(hc.check({to_bytes(o), to_bytes(state)}).status, jobs::Status::ok);
+  // o is about a tenth of v: an absolute tolerance in v's units let every element of o be some percent off. A 1%
+  // error in one element of o, or of the state, is caught wherever its magnitude lies in its head's range.
+  for (std::vector<float>* out : {&o, &state}) {
+    const std::size_t median = out->size() / 2;
+    std::vector<float> by_size = *out;
+    std::nth_element(by_size.begin(), by_size.begin() + median, by_size.end(),
+                     [](float a, float b) { return std::fabs(a) < std::fabs(b); });
+    const auto at = std::find(out->begin(), out->end(), by_size[median]) - out->begin();
+    const float right = (*out)[at];
+    ASSERT_NE(right, 0.f);
+    (*out)[at] = right * 1.01f;
+    const CheckOutcome wrong = hc.check({to_bytes(o), to_bytes(state)});
+    EXPECT_EQ(wrong.status, jobs::Status::wrong_result) << (out == &o ? "o " : "state ") << right;
+    (*out)[at] = right;
+  }
   std::fill(state.begin(), state.end(), 0.f);
   EXPECT_EQ(hc.check({to_bytes(o), to_bytes(state)}).status, jobs::Status::wrong_result);
 }

@@ -65,56 +65,69 @@ void fill_inputs(KdaInputs& in, std::mt19937_64& rng) {
   for (auto& x : in.beta) x = 0.001f + 0.998f * unit(rng);
 }
 
-// Every g, or every v, as the input class says (kda_family.hpp's InputClass); returns v's scale.
-double apply_input_class(KdaInputs& in, InputClass inputs) {
+// Every g, or every v, as the input class says (kda_family.hpp's InputClass).
+void apply_input_class(KdaInputs& in, InputClass inputs) {
   switch (inputs) {
-    case InputClass::ordinary: return 1.0;
+    case InputClass::ordinary:
+      return;
     case InputClass::gate_low:
       std::fill(in.g.begin(), in.g.end(), std::log(input_classes::kKdaGateLowerBoundAlpha));
-      return 1.0;
-    case InputClass::gate_high: std::fill(in.g.begin(), in.g.end(), 0.f); return 1.0;
+      return;
+    case InputClass::gate_high:
+      std::fill(in.g.begin(), in.g.end(), 0.f);
+      return;
     case InputClass::v_huge:
     case InputClass::v_tiny: {
       const int exponent = (inputs == InputClass::v_huge ? 1 : -1) * input_classes::kKdaValueScaleExponent;
       for (auto& x : in.v) x = std::ldexp(x, exponent);
-      return std::ldexp(1.0, exponent);
+      return;
     }
-    default: throw std::invalid_argument("kda (cuda): no input class " + input_class_name(inputs));
+    default:
+      throw std::invalid_argument("kda (cuda): no input class " + input_class_name(inputs));
   }
 }
 
-// abs_tolerance: the absolute part of the tolerance, 1e-3 times v's scale (o and the state scale with v);
-// o_rel_tolerance: the relative part for o (1e-3, plus bf16's rounding of o, 2^-8, in kda_bf16).
-CheckOutcome check_kda(const KdaInputs& in, const std::vector<float>& o, const std::vector<float>& state, bool full,
-                       std::uint64_t seed, double abs_tolerance, double o_rel_tolerance) {
-  ToleranceCheck check("kda");
+double largest_magnitude(const std::vector<double>& x) {
+  double m = 0.0;
+  for (double v : x) m = std::max(m, std::fabs(v));
+  return m;
+}
+
+// Each element within 1e-3 of the largest magnitude of its output in its head (where cancellation leaves small
+// elements, the error is that of the large ones) plus a relative part: 1e-3, and for o in kda_bf16 bf16's rounding,
+// 2^-8. Scaled by the head's own values, not by a fixed number: o is about a tenth of v, so an absolute 1e-3 of v's
+// scale let o be 5% wrong. o_rel_tolerance: o's relative part.
+CheckOutcome check_kda(const std::string& family, const KdaInputs& in, const std::vector<float>& o,
+                       const std::vector<float>& state, bool full, std::uint64_t seed, double o_rel_tolerance) {
+  ToleranceCheck check(family);
   std::vector<double> ref_o, ref_state;
   auto check_head = [&](int b, int h) {
     kda_reference_head(in, b, h, ref_o, ref_state);
+    const double o_abs = 1e-3 * largest_magnitude(ref_o), state_abs = 1e-3 * largest_magnitude(ref_state);
     // The evidence text is made only for a failing element; the closure holds plain numbers, never a copy of `in`
     // (which it would copy, inputs and all, for every element checked).
-    const std::string shape = "B=" + std::to_string(in.B) + " T=" + std::to_string(in.T) + " H=" +
-                              std::to_string(in.H) + (in.starts.empty() ? "" : " varlen, this sequence " +
-                              std::to_string(in.length(b)) + " tokens from " + std::to_string(in.start(b)));
+    const std::string shape = "B=" + std::to_string(in.B) + " T=" + std::to_string(in.T) +
+                              " H=" + std::to_string(in.H) +
+                              (in.starts.empty() ? ""
+                                                 : " varlen, this sequence " + std::to_string(in.length(b)) +
+                                                       " tokens from " + std::to_string(in.start(b)));
     auto where = [&shape, b, h](const char* what, int t, int col) {
       return [&shape, what, b, h, t, col] {
-        return std::string(what) + " [b=" + std::to_string(b) + ", t=" + std::to_string(t) + ", h=" +
-               std::to_string(h) + ", " + std::to_string(col) + "] (" + shape + ")";
+        return std::string(what) + " [b=" + std::to_string(b) + ", t=" + std::to_string(t) +
+               ", h=" + std::to_string(h) + ", " + std::to_string(col) + "] (" + shape + ")";
       };
     };
     for (int t = 0; t < in.length(b); ++t)
       for (int col = 0; col < D; ++col) {
         const double ref = ref_o[static_cast<std::size_t>(t) * D + col];
         const float got = o[((static_cast<std::size_t>(in.start(b)) + t) * in.H + h) * D + col];
-        if (!check.element(got, ref, abs_tolerance + o_rel_tolerance * std::fabs(ref), where("o", t, col)))
-          return false;
+        if (!check.element(got, ref, o_abs + o_rel_tolerance * std::fabs(ref), where("o", t, col))) return false;
       }
     for (int c = 0; c < D; ++c)
       for (int col = 0; col < D; ++col) {
         const double ref = ref_state[static_cast<std::size_t>(c) * D + col];
         const float got = state[((static_cast<std::size_t>(b) * in.H + h) * D + c) * D + col];
-        if (!check.element(got, ref, abs_tolerance + 1e-3 * std::fabs(ref), where("final state row", c, col)))
-          return false;
+        if (!check.element(got, ref, state_abs + 1e-3 * std::fabs(ref), where("final state row", c, col))) return false;
       }
     return true;
   };
@@ -218,7 +231,7 @@ HostCase KdaFamily::make_case(const Problem& problem, std::mt19937_64& rng, bool
   const std::vector<int> starts = kda_sequence_starts(in->B, in->T, varlen);
   if (varlen) in->starts = starts;
   fill_inputs(*in, rng);
-  const double abs_tolerance = 1e-3 * apply_input_class(*in, input_class(problem));
+  apply_input_class(*in, input_class(problem));
   const bool bf16 = precision_ == KdaPrecision::bf16;
   if (bf16)
     for (auto* x : {&in->q, &in->k, &in->v, &in->beta}) round_to_bf16(*x);
@@ -235,13 +248,13 @@ HostCase KdaFamily::make_case(const Problem& problem, std::mt19937_64& rng, bool
   };
   const std::uint64_t seed = rng();
   const double o_rel_tolerance = 1e-3 + (bf16 ? std::ldexp(1.0, -8) : 0.0);
-  c.check = [in, full_check, seed, abs_tolerance, o_rel_tolerance, bf16](const std::vector<Bytes>& outputs) {
+  c.check = [in, full_check, seed, o_rel_tolerance, bf16, family = name()](const std::vector<Bytes>& outputs) {
     std::vector<float> o;
     if (bf16)
       for (std::uint16_t bits : from_bytes<std::uint16_t>(outputs.at(0))) o.push_back(bf16_to_float(bits));
     else
       o = from_bytes<float>(outputs.at(0));
-    return check_kda(*in, o, from_bytes<float>(outputs.at(1)), full_check, seed, abs_tolerance, o_rel_tolerance);
+    return check_kda(family, *in, o, from_bytes<float>(outputs.at(1)), full_check, seed, o_rel_tolerance);
   };
   return c;
 }
