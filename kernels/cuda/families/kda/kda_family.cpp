@@ -19,15 +19,6 @@ std::int64_t shared_bytes(std::int64_t chunk, std::int64_t bv, std::int64_t stag
   return stages * stage + work + 4 * (D * bv + 2 * chunk * chunk + 2 * chunk * bv + D);
 }
 
-// Blocks of this genome that fit on one SM at once: shared memory (228 KiB per SM on sm_90 and sm_100, 1 KiB of it
-// reserved per block) and threads (2048 per SM) bound it. Given to ptxas as __launch_bounds__'s minimum, so it may
-// use every register that occupancy leaves; with THREADS alone it caps a 256-thread block at 64 registers and
-// spills, for occupancy the shared memory never allows.
-std::int64_t blocks_per_sm(std::int64_t shared, std::int64_t threads) {
-  const std::int64_t by_shared = (228 * 1024) / (shared + 1024);
-  return std::clamp<std::int64_t>(std::min(by_shared, 2048 / threads), 1, 32);
-}
-
 // Every value of x as the nearest bf16 (round to nearest even), so the reference sees what the kernel reads.
 void round_to_bf16(std::vector<float>& x) {
   for (auto& value : x) value = bf16_to_float(float_to_bf16(value));
@@ -167,8 +158,6 @@ std::string KdaFamily::render(const jobs::Genome& g) const {
   out += std::string("#define KF_BF16 ") + (precision_ == KdaPrecision::bf16 ? "1" : "0") + "\n";
   for (const char* name : {"CHUNK", "BV", "WARPS", "STAGES"})
     out += "#define " + std::string(name) + " " + std::to_string(g.get_int(name)) + "\n";
-  const std::int64_t shared = shared_bytes(g.get_int("CHUNK"), g.get_int("BV"), g.get_int("STAGES"), input_bytes());
-  out += "#define KF_MIN_BLOCKS " + std::to_string(blocks_per_sm(shared, g.get_int("WARPS") * 32)) + "\n";
   return out + kda_kernel_body();
 }
 

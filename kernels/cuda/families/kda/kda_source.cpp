@@ -100,7 +100,10 @@ __device__ void load_chunk(unsigned char* stage, const in_t* q, const in_t* k, c
   }
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS, KF_MIN_BLOCKS)
+// At least one block per SM, and no more asked for: with THREADS alone ptxas capped a 256-thread block at 64 registers
+// and spilled, for an occupancy the block's shared memory never allows; asking for every block that shared memory
+// lets fit capped a 512-thread block of 62 KiB at 40 registers and spilled as well. Occupancy is the genome's to find.
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
 kforge_kda(const in_t* __restrict__ q, const in_t* __restrict__ k, const in_t* __restrict__ v,
            const float* __restrict__ g, const in_t* __restrict__ beta, const int* __restrict__ cu_seqlens,
            in_t* __restrict__ o, float* __restrict__ state_out, int H) {
