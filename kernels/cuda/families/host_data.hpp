@@ -1,5 +1,5 @@
 #pragma once
-// Host-side helpers the families share: bf16 conversion (round to nearest even, as cvt.rn.bf16.f32 does),
+// Host-side helpers the families share: bf16 conversion (bf16.hpp),
 // typed views of byte buffers, and the element-wise tolerance check that produces a CheckOutcome.
 #include <cmath>
 #include <cstdint>
@@ -8,24 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "bf16.hpp"
 #include "family.hpp"
 
 namespace kforge::kernels::cuda {
-
-inline float bf16_to_float(std::uint16_t h) {
-  const std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-inline std::uint16_t float_to_bf16(float f) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  if (std::isnan(f)) return 0x7fc0;
-  bits += 0x7fffu + ((bits >> 16) & 1u);  // round to nearest, ties to even
-  return static_cast<std::uint16_t>(bits >> 16);
-}
 
 template <typename T>
 Bytes to_bytes(const std::vector<T>& values) {

@@ -22,6 +22,9 @@
 #include <utility>
 #include <vector>
 
+// Relative to this file: the emulated module's compile has no include path of the project's.
+#include "../../../kernels/cuda/families/bf16.hpp"
+
 struct dim3 {
   unsigned x = 1, y = 1, z = 1;
 };
@@ -272,10 +275,4 @@ inline float __uint_as_float(unsigned bits) {
   std::memcpy(&f, &bits, sizeof f);
   return f;
 }
-inline unsigned short float_to_bf16(float f) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  if (std::isnan(f)) return 0x7fc0;
-  bits += 0x7fffu + ((bits >> 16) & 1u);  // round to nearest, ties to even
-  return static_cast<unsigned short>(bits >> 16);
-}
+using kforge::kernels::cuda::float_to_bf16;  // bf16.hpp, the families' host rounding
