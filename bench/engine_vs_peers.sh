@@ -13,19 +13,12 @@ for ((i = 0; i < ${#args[@]}; i++)); do
   if [[ ${args[i]} == --build ]]; then BUILD=${args[i + 1]}; fi
 done
 VENV=${KFORGE_PEERS_VENV:-$BUILD/peers-venv}
-if [[ ! -x $VENV/bin/python ]]; then
-  python3 -m venv "$VENV"
-fi
-PY=$VENV/bin/python
+# shellcheck source=bench/peers_venv.sh
+. bench/peers_venv.sh
+peers_venv "$VENV"
+PY=$PEERS_PY
 if ! "$PY" -c "import numpy, safetensors, gguf, yaml" 2>/dev/null; then
   "$PY" -m pip install --quiet numpy safetensors gguf pyyaml
-fi
-if ! "$PY" -c "import torch" 2>/dev/null; then
-  if curl -fsS --max-time 10 -o /dev/null https://download.pytorch.org/whl/cpu/ 2>/dev/null; then
-    "$PY" -m pip install --quiet torch --index-url https://download.pytorch.org/whl/cpu
-  else
-    "$PY" -m pip install --quiet torch
-  fi
 fi
 # llama-cpp-python compiles llama.cpp (minutes on 2 cores); a failed build is remembered, not retried every run.
 if ! "$PY" -c "import llama_cpp" 2>/dev/null && [[ ! -f $VENV/llama-cpp-build-failed.log ]]; then

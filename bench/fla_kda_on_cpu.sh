@@ -12,16 +12,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 VENV=${KFORGE_PEERS_VENV:-$BUILD/peers-venv}
-[[ -x $VENV/bin/python ]] || python3 -m venv "$VENV"
-PY=$VENV/bin/python
-if ! "$PY" -c "import torch, triton, numpy" 2>/dev/null; then
-  if curl -fsS --max-time 10 -o /dev/null https://download.pytorch.org/whl/cpu/ 2>/dev/null; then
-    "$PY" -m pip install --quiet numpy torch triton --index-url https://download.pytorch.org/whl/cpu \
-      --extra-index-url https://pypi.org/simple
-  else
-    "$PY" -m pip install --quiet numpy torch triton
-  fi
-fi
+# shellcheck source=bench/peers_venv.sh
+. bench/peers_venv.sh
+peers_venv "$VENV" triton numpy
+PY=$PEERS_PY
 # fla-core 0.6.0 imports packaging without declaring it.
 "$PY" -c "import fla, einops, packaging" 2>/dev/null || "$PY" -m pip install --quiet fla-core==0.6.0 einops packaging
 WORK=$(mktemp -d)
