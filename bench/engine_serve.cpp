@@ -2,8 +2,10 @@
 // and the trace as JSON (so PyTorch and llama.cpp serve exactly the same weights and prompts), then serves the
 // trace with a kforge engine (rendered from a genome, or a source file) through the harness's own serving loop
 // and candidate process (kernels/src/engine), at each concurrency asked, and prints one JSON object: output
-// tokens/s, TTFT/ITL and the greedy tokens per run; optionally the double reference engine's greedy tokens and
-// its logits at every step of request 0 (the independent check of the reference against the peers).
+// tokens/s, TTFT/ITL, the greedy tokens and the largest logit error against the double reference per run;
+// optionally the double reference engine's greedy tokens and its logits at every step of request 0 (the
+// independent check of the reference against the peers). An engine that fails verification, or whose answers in
+// any run disagree with the reference, is not timed: exit 1 with the evidence.
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,7 +25,9 @@
 #include "engine/engine_tolerance.hpp"
 #include "engine/model_weights.hpp"
 #include "engine/reference_engine.hpp"
+#include "engine/served_checks.hpp"
 #include "engine/serving_loop.hpp"
+#include "engine/serving_verdict.hpp"
 #include "engine/workload_trace.hpp"
 #include "host/cxx_compile.hpp"
 
@@ -84,28 +88,52 @@ std::vector<std::vector<std::int32_t>> reference_outputs(const jobs::ModelSpec& 
   return outputs;
 }
 
-// The engine served `runs` times at one concurrency; the fastest run is reported (bench/engine_vs_peers.py does
-// the same for every peer): on a shared machine it is the run least disturbed by other work.
-ServingResult serve_engine(const fs::path& artefact, const fs::path& scratch, const jobs::ModelSpec& model,
-                           Weights& weights, const WorkloadTrace& trace, const BatchPolicy& policy, int runs) {
-  kernels::host::CandidateProcess process(artefact, kEntryPoint, &invoke_engine, scratch);
-  EngineSizes sizes;
-  sizes.slots = serving_slots(trace, policy);
-  sizes.max_context = trace.max_context();
-  sizes.most_sequences = policy.max_batch;
-  sizes.most_tokens = most_step_tokens(policy);
-  init_engine(process, model, weights, sizes);
-  const StepFn step = [&](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
-    return step_engine(process, seqs, tokens, model.vocab);
+struct ServedEngine {
+  ServingResult fastest;
+  double max_rel_error = 0.0;     // every logit compared, every request of every run
+  std::int64_t checked_rows = 0;  // logit rows compared with the reference
+};
+
+// The engine verified first, as a campaign verifies it (the script traces and the serving envelope), then served
+// `runs` times, each in a fresh process and folder (nothing of an earlier run within its reach), and after every
+// run every request checked against the double reference fed the same tokens. Throws, so that nothing is timed,
+// when verification or any check fails. The fastest run is reported (bench/engine_vs_peers.py does the same for
+// every peer): on a shared machine it is the run least disturbed by other work.
+ServedEngine serve_engine(const fs::path& artefact, const fs::path& scratch, const jobs::EngineSpec& e,
+                          Weights& weights, const ReferenceEngine& reference, const WorkloadTrace& trace,
+                          const BatchPolicy& policy, int runs) {
+  const std::int64_t vocab = e.model.vocab;
+  const EngineSizes sizes = engine_sizes_for(e, policy);
+  std::unique_ptr<kernels::host::CandidateProcess> process = engine_process_in(artefact, scratch / "verify");
+  const auto step = [&](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
+    return step_engine(*process, seqs, tokens, vocab);
   };
-  std::vector<ServingResult> results;
+  init_engine(*process, e.model, weights, sizes);
+  jobs::EvalSettings settings;
+  const kernels::VerifyResult v = verify_served_engine(settings, e, policy, weights, reference, harness_secret(), step);
+  if (v.status != jobs::Status::ok)
+    throw std::runtime_error("the engine fails verification at concurrency " + std::to_string(e.workload.concurrency) +
+                             ", so it is not timed: " + v.evidence);
+  ServedEngine out;
+  out.max_rel_error = v.max_rel_error;
+  std::vector<std::size_t> every(trace.requests.size());
+  for (std::size_t r = 0; r < every.size(); ++r) every[r] = r;
   for (int n = 0; n < runs; ++n) {
-    results.push_back(serve(trace, policy, model.vocab, step));
-    if (!results.back().failure.empty()) return results.back();
+    process.reset();
+    process = engine_process_in(artefact, scratch / ("run-" + std::to_string(n)));
+    init_engine(*process, e.model, weights, sizes);
+    const LogitSampler sampler = draw_sampler(vocab, harness_secret());
+    ServingResult r = serve(trace, policy, vocab, step, &sampler);
+    if (!r.failure.empty()) throw std::runtime_error("serving failed: " + r.failure);
+    const CheckOutcome check = check_requests(reference, trace, r, sampler, every, "run " + std::to_string(n + 1));
+    if (!check.wrong.empty())
+      throw std::runtime_error("the engine's answers disagree with the reference: " + check.wrong);
+    out.max_rel_error = std::max(out.max_rel_error, check.max_rel_error);
+    out.checked_rows += check.rows;
+    r.sampled = {};
+    if (n == 0 || r.output_tokens_per_s > out.fastest.output_tokens_per_s) out.fastest = std::move(r);
   }
-  std::sort(results.begin(), results.end(),
-            [](const auto& a, const auto& b) { return a.output_tokens_per_s < b.output_tokens_per_s; });
-  return results.back();
+  return out;
 }
 
 }  // namespace
@@ -189,6 +217,7 @@ int main(int argc, char** argv) try {
   const kernels::CompileResult compiled = kernels::host::compile_shared_object(source, candidate, ctx, "engine_serve");
   if (!compiled.ok) throw std::runtime_error("the engine did not compile:\n" + compiled.log);
 
+  const ReferenceEngine checker(model, weights, 1, 1);  // checks every served request (teacher_forced)
   std::ostringstream out;
   out << "{";
   bench::write_context_json(out, "engine_serve");
@@ -209,13 +238,14 @@ int main(int argc, char** argv) try {
     jobs::WorkloadSpec w = workload;
     w.concurrency = concurrencies[i];
     const WorkloadTrace trace = make_trace(w, model.vocab);
-    const ServingResult r = serve_engine(compiled.artefact, scratch, model, weights, trace, policy, runs);
-    if (!r.failure.empty()) throw std::runtime_error("serving failed: " + r.failure);
-    out << (i ? "," : "") << "{\"concurrency\":" << w.concurrency
-        << ",\"output_tokens_per_s\":" << r.output_tokens_per_s << ",\"total_ms\":" << r.total_ms
-        << ",\"steps\":" << r.steps << ",\"output_tokens\":" << r.output_tokens << ",\"ttft_p50_ms\":" << r.ttft_p50_ms
-        << ",\"ttft_p99_ms\":" << r.ttft_p99_ms << ",\"itl_p50_ms\":" << r.itl_p50_ms
-        << ",\"itl_p99_ms\":" << r.itl_p99_ms << ",\"op_share\":{";
+    const ServedEngine served =
+        serve_engine(compiled.artefact, scratch, jobs::EngineSpec{model, w}, weights, checker, trace, policy, runs);
+    const ServingResult& r = served.fastest;
+    out << (i ? "," : "") << "{\"concurrency\":" << w.concurrency << ",\"max_logit_rel_error\":" << served.max_rel_error
+        << ",\"checked_logit_rows\":" << served.checked_rows << ",\"output_tokens_per_s\":" << r.output_tokens_per_s
+        << ",\"total_ms\":" << r.total_ms << ",\"steps\":" << r.steps << ",\"output_tokens\":" << r.output_tokens
+        << ",\"ttft_p50_ms\":" << r.ttft_p50_ms << ",\"ttft_p99_ms\":" << r.ttft_p99_ms
+        << ",\"itl_p50_ms\":" << r.itl_p50_ms << ",\"itl_p99_ms\":" << r.itl_p99_ms << ",\"op_share\":{";
     for (std::size_t o = 0; o < kOperators.size(); ++o)
       out << (o ? "," : "") << '"' << kOperators[o] << "\":" << r.op_share[o];
     out << "},\"outputs\":";

@@ -4,8 +4,8 @@
 // for the island's sm_90a / sm_100a with the model's layout defines and checks every kernel's ptxas figures at its
 // largest launch (no GPU needed); load(), verify() and time() run in the candidate's sandboxed child, where the
 // launch plan (cuda_engine_plan.hpp) serves the verification traces and the workload on the GPU. Verification,
-// serving, the spot check, the SLO and the figures are the host engine's (engine_verification.hpp,
-// serving_verdict.hpp): only how a step runs differs.
+// serving, the checks after every run, the SLO and the figures are the host engine's (serving_verdict.hpp): only
+// how a step runs differs, and each served run gets a fresh module and plan.
 #include <functional>
 #include <memory>
 #include <optional>
@@ -16,6 +16,7 @@
 #include "cuda_engine_params.hpp"
 #include "cuda_engine_plan.hpp"
 #include "engine/model_weights.hpp"
+#include "engine/reference_engine.hpp"
 #include "kforge/kernels/cuda/cuda_backend.hpp"
 #include "module_compile.hpp"
 
@@ -70,7 +71,9 @@ class CudaEngineBackend final : public Backend {
   // Run stage, in the child.
   std::unique_ptr<EngineDevice> device_;
   std::optional<kernels::engine::Weights> weights_;
+  std::optional<kernels::engine::ReferenceEngine> reference_;  // checks the served runs (served_checks.hpp)
   std::unique_ptr<CudaEnginePlan> plan_;
+  double envelope_ms_ = 0.0;  // what verify()'s serving envelope took
 };
 
 }  // namespace kforge::kernels::cuda::engine

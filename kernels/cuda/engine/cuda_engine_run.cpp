@@ -1,12 +1,13 @@
 // CudaEngineBackend, run stage (in the candidate's sandboxed child): the module on the device, the launch plan
 // serving the verification traces and the workload, and the baselines on the same trace and clock.
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
 #include "cublas_gemm.hpp"
 #include "cuda_engine_backend.hpp"
 #include "driver_engine_device.hpp"
-#include "engine/engine_verification.hpp"
+#include "engine/physical_floor.hpp"
 #include "engine/reference_engine.hpp"
 #include "engine/serving_verdict.hpp"
 #include "timing.hpp"
@@ -27,7 +28,7 @@ abi::ServedRuns serve_reference(const jobs::EvalSettings& s, const jobs::EngineS
   const abi::BatchPolicy policy = abi::baseline_policy();
   const abi::EngineSizes z = abi::engine_sizes_for(e, policy);
   abi::ReferenceEngine reference(e.model, weights, static_cast<int>(z.slots), static_cast<int>(z.max_context));
-  return abi::serve_repeatedly(s, e, policy, [&](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
+  const abi::StepFn step = [&](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
     const auto started = std::chrono::steady_clock::now();
     const std::vector<double> logits = reference.step({seqs.begin(), seqs.end()}, {tokens.begin(), tokens.end()});
     StepOutcome out;
@@ -35,7 +36,8 @@ abi::ServedRuns serve_reference(const jobs::EvalSettings& s, const jobs::EngineS
     out.logits.assign(logits.begin(), logits.end());
     out.op_seconds = reference.last_step_seconds();
     return out;
-  });
+  };
+  return abi::serve_repeatedly(s, e, policy, [&] { return step; });
 }
 
 }  // namespace
@@ -62,28 +64,40 @@ void CudaEngineBackend::ensure_plan(const EvalContext& ctx) {
   if (!device_) throw std::logic_error("cuda engine backend: verify()/time() called before a successful load()");
   const jobs::EngineSpec& e = abi::engine_of(settings_of(ctx), kBackend);
   if (!weights_) weights_ = abi::load_weights(e.model);
+  if (!reference_) reference_.emplace(e.model, *weights_, 1, 1);  // teacher_forced only: no slots used
   plan_ = std::make_unique<CudaEnginePlan>(*device_, e.model, *weights_, params_, abi::engine_sizes_for(e, policy_));
 }
 
 VerifyResult CudaEngineBackend::verify(const EvalContext& ctx) {
   ensure_plan(ctx);
   const jobs::EvalSettings& s = settings_of(ctx);
-  const abi::LogitsFn candidate = [&](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
-    return plan_->step(seqs, tokens).logits;
-  };
-  return abi::verify_engine(abi::engine_of(s, kBackend).model, *weights_, ctx.seed, s.validation_cases, candidate);
+  const jobs::EngineSpec& e = abi::engine_of(s, kBackend);
+  return abi::verify_served_engine(s, e, policy_, *weights_, *reference_, ctx.seed, step_of(*plan_), &envelope_ms_);
 }
 
 TimeResult CudaEngineBackend::time(const EvalContext& ctx) {
   ensure_plan(ctx);
   const jobs::EvalSettings& s = settings_of(ctx);
   const jobs::EngineSpec& e = abi::engine_of(s, kBackend);
-  const abi::ServedRuns served =
-      abi::serve_repeatedly(s, e, policy_, step_of(*plan_), abi::spot_checked_request(e, ctx.seed));
+  // The device's bandwidth, on a device of its own that is gone before the runs (its buffers are not the plan's).
+  const double bandwidth =
+      make_device_(image_)->copy_bandwidth(static_cast<std::size_t>(abi::weight_bytes_per_step(e.model)));
+  double peak_mib = 0.0;
+  const abi::FreshEngine fresh = [&] {  // a new module (its globals reset) and plan (caches, states) per run
+    peak_mib = std::max(peak_mib, device_ ? device_->used_memory_mib() : 0.0);
+    plan_.reset();
+    device_.reset();
+    device_ = make_device_(image_);
+    plan_ = std::make_unique<CudaEnginePlan>(*device_, e.model, *weights_, params_, abi::engine_sizes_for(e, policy_));
+    return step_of(*plan_);
+  };
+  const abi::ServedRuns served = abi::serve_repeatedly(s, e, policy_, fresh, &*reference_);
+  peak_mib = std::max(peak_mib, device_ ? device_->used_memory_mib() : 0.0);
   const abi::VerdictContext verdict{
-      device_->used_memory_mib(), image_.arch->peak_bf16_flop_per_s,
-      " (the " + image_.arch->target + " bf16 tensor-core peak, above anything an fp32 engine can do)"};
-  return abi::judge_served(served, e, *weights_, ctx.seed, verdict);
+      peak_mib, image_.arch->peak_bf16_flop_per_s,
+      " (the " + image_.arch->target + " bf16 tensor-core peak, above anything an fp32 engine can do)", bandwidth,
+      envelope_ms_};
+  return abi::judge_served(served, e, *weights_, verdict);
 }
 
 std::vector<jobs::Baseline> CudaEngineBackend::time_baselines(const EvalContext& ctx) {
@@ -125,7 +139,7 @@ std::vector<jobs::Baseline> CudaEngineBackend::time_baselines(const EvalContext&
                             if (c.row_scale != 0) throw std::logic_error("cuda engine: cuBLAS has no row scale");
                             cublas.run_fp32_nt(gpu->stream(), c.a, c.lda, c.w, c.c, c.ldc, c.m, c.n, c.k, c.accumulate);
                           });
-      served = abi::serve_repeatedly(s, e, module.policy_, step_of(plan));
+      served = abi::serve_repeatedly(s, e, module.policy_, [&] { return step_of(plan); });
     }
     if (!served.failure.empty()) throw std::runtime_error("the " + name + " baseline failed: " + served.failure);
     out.push_back(baseline_from(name, TimedSamples{served.samples_ms, ""}, host));

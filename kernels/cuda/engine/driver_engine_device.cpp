@@ -1,5 +1,6 @@
 #include "driver_engine_device.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "checked_call.hpp"
@@ -75,6 +76,25 @@ double DriverEngineDevice::elapsed_ms(int from, int to) {
   KFORGE_CU_CHECK(api_.cuEventElapsedTime(&ms, events_.at(static_cast<std::size_t>(from)),
                                           events_.at(static_cast<std::size_t>(to))));
   return ms;
+}
+
+double DriverEngineDevice::copy_bandwidth(std::size_t bytes) {
+  // Two buffers outside allocate()'s count (gone on return), copied one into the other: each pass reads and writes
+  // every byte. The best of several passes after a first that warms the copy engine up.
+  constexpr int kPasses = 5;
+  bytes = std::clamp<std::size_t>(bytes, std::size_t{1} << 20, std::size_t{256} << 20);
+  const DeviceBuffer from(api_, bytes), to(api_, bytes);
+  double best_ms = 0.0;
+  for (int pass = 0; pass <= kPasses; ++pass) {
+    begin_marks();
+    const int start = mark();
+    KFORGE_CU_CHECK(api_.cuMemcpyDtoDAsync(to.address(), from.address(), bytes, session_->stream()));
+    const int end = mark();
+    synchronize();
+    const double ms = elapsed_ms(start, end);
+    if (pass > 0 && ms > 0.0 && (best_ms == 0.0 || ms < best_ms)) best_ms = ms;
+  }
+  return best_ms > 0.0 ? 2.0 * static_cast<double>(bytes) / (best_ms * 1e-3) : 0.0;
 }
 
 void DriverEngineDevice::synchronize() {

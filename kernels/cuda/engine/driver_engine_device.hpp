@@ -28,6 +28,7 @@ class DriverEngineDevice final : public EngineDevice {
   double elapsed_ms(int from, int to) override;
   void synchronize() override;
   double used_memory_mib() override { return static_cast<double>(allocated_) / (1024.0 * 1024.0); }
+  double copy_bandwidth(std::size_t bytes) override;
 
   CUstream stream() const { return session_->stream(); }  // the harness's stream (the cuBLAS baseline runs on it)
 

@@ -34,6 +34,9 @@ class EngineDevice {
   virtual void synchronize() = 0;
   // Device memory in use by this process (MiB), for the peak_memory_mb figure; 0 when unknown.
   virtual double used_memory_mib() = 0;
+  // The device memory's bandwidth in bytes/s, measured by copying a buffer of `bytes` (at most 256 MiB) within the
+  // device: the physical floor of a run's time (physical_floor.hpp). 0 where there is no real memory to measure.
+  virtual double copy_bandwidth(std::size_t bytes) = 0;
 };
 
 }  // namespace kforge::kernels::cuda::engine

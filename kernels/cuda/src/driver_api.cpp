@@ -50,6 +50,7 @@ void resolve_all(GetProcAddress get, DriverApi& a) {
   KFORGE_RESOLVE(cuMemcpyDtoH);
   KFORGE_RESOLVE(cuMemcpyDtoHAsync);
   KFORGE_RESOLVE(cuMemcpyHtoDAsync);
+  KFORGE_RESOLVE(cuMemcpyDtoDAsync);
   KFORGE_RESOLVE(cuMemsetD8Async);
   KFORGE_RESOLVE(cuStreamCreate);
   KFORGE_RESOLVE(cuStreamDestroy);

@@ -44,6 +44,7 @@ struct DriverApi {
   KFORGE_DRIVER_FN(cuMemcpyDtoH);
   KFORGE_DRIVER_FN(cuMemcpyDtoHAsync);
   KFORGE_DRIVER_FN(cuMemcpyHtoDAsync);
+  KFORGE_DRIVER_FN(cuMemcpyDtoDAsync);
   KFORGE_DRIVER_FN(cuMemsetD8Async);
   KFORGE_DRIVER_FN(cuStreamCreate);
   KFORGE_DRIVER_FN(cuStreamDestroy);

@@ -67,4 +67,14 @@ StepOutcome step_engine(host::CandidateProcess& process, std::span<const SeqDesc
   return out;
 }
 
+std::unique_ptr<host::CandidateProcess> engine_process_in(const std::filesystem::path& artefact,
+                                                          const std::filesystem::path& folder) {
+  std::error_code ignored;  // what an engine made undeletable stays; the scratch folder goes with the task
+  std::filesystem::remove_all(folder, ignored);
+  std::filesystem::create_directories(folder);
+  const std::filesystem::path copy = folder / artefact.filename();
+  std::filesystem::copy_file(artefact, copy);
+  return std::make_unique<host::CandidateProcess>(copy, kEntryPoint, &invoke_engine, folder);
+}
+
 }  // namespace kforge::kernels::engine

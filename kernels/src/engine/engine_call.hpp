@@ -3,6 +3,8 @@
 // the other side, kInit with the model's weights, and kStep with one step's sequences (engine_abi.hpp).
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <memory>
 #include <span>
 
 #include "engine/engine_abi.hpp"
@@ -29,5 +31,10 @@ double init_engine(host::CandidateProcess& process, const jobs::ModelSpec& model
 // kStep: the logits come back poisoned with NaN wherever the engine wrote nothing. ms is the engine call alone.
 StepOutcome step_engine(host::CandidateProcess& process, std::span<const SeqDesc> seqs,
                         std::span<const std::int32_t> tokens, std::int64_t vocab);
+
+// A candidate process for the engine `artefact` in `folder` (made anew: emptied, then holding only a copy of the
+// shared object), so that nothing an earlier process of the same engine wrote is within its reach.
+std::unique_ptr<host::CandidateProcess> engine_process_in(const std::filesystem::path& artefact,
+                                                          const std::filesystem::path& folder);
 
 }  // namespace kforge::kernels::engine

@@ -5,10 +5,12 @@
 // The harness owns everything that decides the verdict and the figures: the verification trace against the
 // double reference (engine_verification.hpp), the serving loop with its batching policy and virtual clock
 // (serving_loop.hpp), and the SLO check.
+#include <filesystem>
 #include <memory>
 #include <optional>
 
 #include "engine/model_weights.hpp"
+#include "engine/reference_engine.hpp"
 #include "engine/serving_loop.hpp"
 #include "host/candidate_process.hpp"
 #include "kforge/kernels/backend.hpp"
@@ -26,18 +28,25 @@ class HostEngineBackend final : public Backend {
   TimeResult time(const EvalContext& ctx) override;
   std::vector<jobs::Baseline> time_baselines(const EvalContext& ctx) override;
 
-
  private:
   // The serving loop's step function, through an engine's candidate process.
   static StepFn step_through(host::CandidateProcess& process, std::int64_t vocab);
-  // Loads the weights and makes the kInit call once (the first verify() or time() of a load()).
+  // Loads the weights and the reference, and makes the kInit call once (the first verify() or time() of a load()).
   void ensure_initialised(const EvalContext& ctx);
   host::CandidateProcess& process() const;  // throws std::logic_error before a successful load()
+  // A new candidate process for timed run `run`, initialised, in a scratch folder of its own holding only a copy of
+  // the engine's shared object; the previous process is gone first (its peak memory noted) and its folder removed.
+  void start_fresh_process(const EvalContext& ctx, int run);
 
   BatchPolicy policy_;  // the candidate's, from compile() (it runs before load() in the same object)
+  std::filesystem::path artefact_;
+  std::filesystem::path run_folder_;  // the current timed run's scratch folder ("" before the first)
   std::unique_ptr<host::CandidateProcess> process_;
   std::optional<Weights> weights_;
+  std::optional<ReferenceEngine> reference_;
   bool initialised_ = false;
+  double peak_mib_ = 0.0;     // the largest VmHWM of this load()'s candidate processes
+  double envelope_ms_ = 0.0;  // what verify()'s serving envelope took
 };
 
 }  // namespace kforge::kernels::engine

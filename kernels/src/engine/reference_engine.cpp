@@ -9,6 +9,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "engine/reference_math.hpp"
+
 namespace kforge::kernels::engine {
 namespace {
 
@@ -25,35 +27,9 @@ void matvec(const double* w, std::int64_t out, std::int64_t in, const double* x,
 }
 
 std::vector<double> rms_norm(const std::vector<double>& x, const double* gamma, double eps) {
-  double ss = 0.0;
-  for (double e : x) ss += e * e;
-  const double inv = 1.0 / std::sqrt(ss / static_cast<double>(x.size()) + eps);
   std::vector<double> out(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) out[i] = x[i] * inv * gamma[i];
+  reference_math::rms_norm(x.data(), gamma, eps, static_cast<std::int64_t>(x.size()), out.data());
   return out;
-}
-
-// Hugging Face's rotate_half RoPE: dimension i pairs with i + d/2, angle pos * theta^(-2i/d).
-void rope(double* x, std::int64_t d, std::int64_t pos, double theta) {
-  const std::int64_t half = d / 2;
-  for (std::int64_t i = 0; i < half; ++i) {
-    const double angle =
-        static_cast<double>(pos) * std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(d));
-    const double c = std::cos(angle), s = std::sin(angle), x1 = x[i], x2 = x[i + half];
-    x[i] = x1 * c - x2 * s;
-    x[i + half] = x2 * c + x1 * s;
-  }
-}
-
-double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-double softplus(double x) { return std::max(x, 0.0) + std::log1p(std::exp(-std::abs(x))); }
-
-// KDA's in-layer normalisation of q and k per head (as flash-linear-attention's l2norm, eps 1e-6).
-void l2_normalise(double* x, std::int64_t d) {
-  double ss = 0.0;
-  for (std::int64_t i = 0; i < d; ++i) ss += x[i] * x[i];
-  const double inv = 1.0 / std::sqrt(ss + 1e-6);
-  for (std::int64_t i = 0; i < d; ++i) x[i] *= inv;
 }
 
 }  // namespace
@@ -172,7 +148,8 @@ void ReferenceEngine::forward_token(Slot& slot, std::int32_t token, double* logi
       up.resize(static_cast<std::size_t>(M));
       matvec(w_.data() + layer.gate, M, H, h.data(), gate.data());
       matvec(w_.data() + layer.up, M, H, h.data(), up.data());
-      for (std::int64_t j = 0; j < M; ++j) gate[j] = gate[j] * sigmoid(gate[j]) * up[j];  // SiLU(gate) * up
+      for (std::int64_t j = 0; j < M; ++j)
+        gate[j] = gate[j] * reference_math::sigmoid(gate[j]) * up[j];  // SiLU(gate) * up
       matvec(w_.data() + layer.down, H, M, gate.data(), x.data(), true);
     });
   }
@@ -199,29 +176,13 @@ void ReferenceEngine::attention(const Layer& layer, std::size_t l, Slot& slot, c
     matvec(w_.data() + layer.v, kv_width, H, h.data(), v);
   });
   timed(kAttention, [&] {
-    for (std::int64_t hd = 0; hd < heads; ++hd) rope(q.data() + hd * D, D, pos, model_.rope_theta);
-    for (std::int64_t hd = 0; hd < kvh; ++hd) rope(k + hd * D, D, pos, model_.rope_theta);
+    for (std::int64_t hd = 0; hd < heads; ++hd) reference_math::rope(q.data() + hd * D, D, pos, model_.rope_theta);
+    for (std::int64_t hd = 0; hd < kvh; ++hd) reference_math::rope(k + hd * D, D, pos, model_.rope_theta);
     out.assign(static_cast<std::size_t>(heads * D), 0.0);
-    std::vector<double> score(static_cast<std::size_t>(pos + 1));
-    const double scale = 1.0 / std::sqrt(static_cast<double>(D));
     for (std::int64_t hd = 0; hd < heads; ++hd) {
       const std::int64_t g = hd / (heads / kvh);  // grouped-query attention: the kv head of this query head
-      const double* qh = q.data() + hd * D;
-      double top = -std::numeric_limits<double>::infinity(), sum = 0.0;
-      for (std::int64_t p = 0; p <= pos; ++p) {
-        const double* kp = kc.data() + p * kv_width + g * D;
-        double dot = 0.0;
-        for (std::int64_t i = 0; i < D; ++i) dot += qh[i] * kp[i];
-        score[static_cast<std::size_t>(p)] = dot * scale;
-        top = std::max(top, dot * scale);
-      }
-      for (auto& s : score) sum += (s = std::exp(s - top));
-      double* oh = out.data() + hd * D;
-      for (std::int64_t p = 0; p <= pos; ++p) {
-        const double wgt = score[static_cast<std::size_t>(p)] / sum;
-        const double* vp = vc.data() + p * kv_width + g * D;
-        for (std::int64_t i = 0; i < D; ++i) oh[i] += wgt * vp[i];
-      }
+      reference_math::attend(q.data() + hd * D, kc.data() + g * D, vc.data() + g * D, kv_width, pos, D,
+                             out.data() + hd * D);
     }
   });
 }
@@ -240,31 +201,10 @@ void ReferenceEngine::kda(const Layer& layer, std::size_t l, Slot& slot, const s
   });
   timed(kKda, [&] {
     out.assign(static_cast<std::size_t>(width), 0.0);
-    const double scale = 1.0 / std::sqrt(static_cast<double>(D));
-    std::vector<double> delta(static_cast<std::size_t>(D));
     for (std::int64_t hd = 0; hd < heads; ++hd) {
-      double* qh = q.data() + hd * D;
-      double* kh = k.data() + hd * D;
-      const double* vh = v.data() + hd * D;
-      const double* fh = f.data() + hd * D;
-      l2_normalise(qh, D);
-      l2_normalise(kh, D);
-      const double beta = sigmoid(b[static_cast<std::size_t>(hd)]);
-      double* S = slot.state[l].data() + hd * D * D;  // S[c][col]: key rows, value columns
-      for (std::int64_t c = 0; c < D; ++c) {          // S <- Diag(alpha) S, alpha = exp(-softplus(f))
-        const double alpha = std::exp(-softplus(fh[c]));
-        for (std::int64_t col = 0; col < D; ++col) S[c * D + col] *= alpha;
-      }
-      for (std::int64_t col = 0; col < D; ++col) {  // delta = beta (v - S^T k)
-        double ks = 0.0;
-        for (std::int64_t c = 0; c < D; ++c) ks += kh[c] * S[c * D + col];
-        delta[static_cast<std::size_t>(col)] = beta * (vh[col] - ks);
-      }
-      for (std::int64_t c = 0; c < D; ++c)  // S += k delta^T
-        for (std::int64_t col = 0; col < D; ++col) S[c * D + col] += kh[c] * delta[static_cast<std::size_t>(col)];
-      double* oh = out.data() + hd * D;  // o = S^T q / sqrt(D)
-      for (std::int64_t c = 0; c < D; ++c)
-        for (std::int64_t col = 0; col < D; ++col) oh[col] += scale * qh[c] * S[c * D + col];
+      reference_math::kda_token(slot.state[l].data() + hd * D * D, q.data() + hd * D, k.data() + hd * D,
+                                v.data() + hd * D, f.data() + hd * D, b[static_cast<std::size_t>(hd)], D,
+                                out.data() + hd * D);
     }
   });
 }

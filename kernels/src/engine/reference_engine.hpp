@@ -1,9 +1,11 @@
 #pragma once
 // The double-precision reference engine: the model of docs/engines.md computed naively, token by token, in
-// double. Every candidate's logits are checked against it (engine_tolerance.hpp), and it is the "reference"
-// baseline of the serving measurement (reference_engine_entry runs it behind the candidate ABI).
+// double (and, to check whole requests quickly, all tokens at once: teacher_forced). Every candidate's logits are
+// checked against it (engine_tolerance.hpp), and it is the "reference" baseline of the serving measurement
+// (reference_engine_entry runs it behind the candidate ABI).
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "engine/engine_abi.hpp"
@@ -19,6 +21,12 @@ struct SeqDesc {
   std::int64_t token_count = 0;
 };
 
+// A whole sequence fed from position 0 (teacher forcing), and the first position whose logits are wanted.
+struct ForcedSequence {
+  std::span<const std::int32_t> tokens;
+  std::int64_t first_row = 0;  // logits of positions first_row .. tokens.size() - 1
+};
+
 class ReferenceEngine {
  public:
   // Throws std::invalid_argument for an unusable model or sizes (check_model, max_slots/max_context < 1).
@@ -28,6 +36,13 @@ class ReferenceEngine {
   // sequence, S * vocab. Throws std::invalid_argument for a bad slot, a start_position that does not continue the
   // slot's sequence (or exceeds max_context), a token out of range, or a token count that does not add up.
   std::vector<double> step(const std::vector<SeqDesc>& seqs, const std::vector<std::int32_t>& tokens);
+
+  // The logits step() would give at positions first_row.. of each sequence if the sequence were fed to a fresh slot
+  // one token per step: the same double arithmetic (reference_math.hpp), but every projection of every token at
+  // once as one matrix product (OpenBLAS dgemm), so checking whole served requests costs a fraction of step()'s
+  // time. Per sequence, its rows of vocab logits in position order. Leaves the slots untouched. Throws
+  // std::invalid_argument for an empty sequence, a token out of range or first_row outside the sequence.
+  std::vector<std::vector<double>> teacher_forced(std::span<const ForcedSequence> seqs) const;
 
   const jobs::ModelSpec& model() const { return model_; }
   std::int64_t position(int slot) const;  // tokens held by the slot
@@ -50,6 +65,11 @@ class ReferenceEngine {
   void attention(const Layer& layer, std::size_t l, Slot& slot, const std::vector<double>& h, std::vector<double>& out);
   void kda(const Layer& layer, std::size_t l, Slot& slot, const std::vector<double>& h, std::vector<double>& out);
   void timed(int op, const auto& work);
+  // teacher_forced's token mixers: every token's mixer output (rows of heads * head_dim) from its normalised input.
+  void forced_attention(const Layer& layer, std::span<const ForcedSequence> seqs, const std::vector<double>& h,
+                        std::vector<double>& mixed) const;
+  void forced_kda(const Layer& layer, std::span<const ForcedSequence> seqs, const std::vector<double>& h,
+                  std::vector<double>& mixed) const;
 
   jobs::ModelSpec model_;
   std::vector<double> w_;  // the weights in double, in Weights::data's layout

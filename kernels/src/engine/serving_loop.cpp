@@ -56,11 +56,13 @@ double percentile(std::vector<double> values, double p) {
 }
 
 ServingResult serve(const WorkloadTrace& trace, const BatchPolicy& policy, std::int64_t vocab, const StepFn& step,
-                    std::int64_t keep_logits_of) {
+                    const LogitSampler* sampler) {
   const std::size_t n = trace.requests.size();
   const std::int64_t slots = serving_slots(trace, policy);
   ServingResult out;
   out.outputs.resize(n);
+  out.slot_of.assign(n, -1);
+  if (sampler != nullptr) out.sampled.resize(n);
   std::vector<double> ttft, itl;
   std::vector<bool> slot_busy(static_cast<std::size_t>(slots), false);
   std::vector<Flight> flights;  // in admission order
@@ -75,6 +77,7 @@ ServingResult serve(const WorkloadTrace& trace, const BatchPolicy& policy, std::
       *free = true;
       const double started = trace.open_loop ? trace.requests[next].arrival_ms : clock;
       flights.push_back(Flight{next, free - slot_busy.begin(), 0, started, 0.0});
+      out.slot_of[next] = free - slot_busy.begin();
       ++next;
     }
     if (flights.empty()) {  // idle: the clock jumps to the next arrival
@@ -111,6 +114,9 @@ ServingResult serve(const WorkloadTrace& trace, const BatchPolicy& policy, std::
 
     const StepOutcome r = step(seqs, tokens);
     ++out.steps;
+    out.sequence_steps += static_cast<std::int64_t>(seqs.size());
+    out.tokens_fed += static_cast<std::int64_t>(tokens.size());
+    for (const StepSequence& q : seqs) out.positions_read += q.start_position + q.token_count;
     if (static_cast<std::int64_t>(r.logits.size()) != static_cast<std::int64_t>(seqs.size()) * vocab) {
       out.failure = "step " + std::to_string(out.steps) + " returned " + std::to_string(r.logits.size()) +
                     " logits for " + std::to_string(seqs.size()) + " sequences of vocab " + std::to_string(vocab);
@@ -136,7 +142,11 @@ ServingResult serve(const WorkloadTrace& trace, const BatchPolicy& policy, std::
       const auto row = std::span<const float>(r.logits).subspan(s * static_cast<std::size_t>(vocab),
                                                                 static_cast<std::size_t>(vocab));
       generated.push_back(static_cast<std::int32_t>(argmax(row)));
-      if (static_cast<std::int64_t>(fl.request) == keep_logits_of) out.kept_logits.emplace_back(row.begin(), row.end());
+      if (sampler != nullptr) {
+        auto& kept = out.sampled[fl.request];
+        for (const std::uint32_t c : sampler->columns) kept.push_back(row[c]);
+        kept.push_back(row[static_cast<std::size_t>(generated.back())]);
+      }
       (prefill ? ttft : itl).push_back(clock - (prefill ? fl.started_ms : fl.last_token_ms));
       fl.last_token_ms = clock;
       if (static_cast<std::int64_t>(generated.size()) == req.output_tokens) finished.push_back(chosen[s]);

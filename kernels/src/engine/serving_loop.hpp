@@ -45,6 +45,14 @@ std::int64_t serving_slots(const WorkloadTrace& trace, const BatchPolicy& policy
 // The most sequences and tokens one step of the loop can hold (to size the engine's call mapping).
 std::int64_t most_step_tokens(const BatchPolicy& policy);
 
+// Which logits serve() keeps of every row an engine answers (docs/isolation.md, "Engines"): the values at these
+// columns of the vocabulary, drawn from a harness secret before the run, and the row's top value. Kept of every
+// generated token of every request alike, so nothing the engine can observe (the time between its calls) tells
+// which requests the harness will check after the run.
+struct LogitSampler {
+  std::vector<std::uint32_t> columns;  // sorted, distinct, each < vocab
+};
+
 struct ServingResult {
   double total_ms = 0.0;  // the virtual clock when the last request finished
   std::int64_t steps = 0;
@@ -53,18 +61,24 @@ struct ServingResult {
   double ttft_p50_ms = 0.0, ttft_p99_ms = 0.0;
   double itl_p50_ms = 0.0, itl_p99_ms = 0.0;       // 0 when no request generated a second token
   std::vector<std::vector<std::int32_t>> outputs;  // the generated tokens of each request, in trace order
+  std::vector<std::int64_t> slot_of;               // the slot each request was served in
   std::array<double, kOperatorCount> op_share{};   // fraction of the engine's reported time per operator
   std::string failure;                             // "" or why serving stopped (logits not finite, wrong logits size)
-  // The logit row behind each generated token of the request serve() was asked to keep (empty otherwise): what the
-  // engine answered under the clock, for the spot check against the double reference (serving_verdict.hpp).
-  std::vector<std::vector<float>> kept_logits;
+  // The least memory traffic of the run (physical_floor.hpp): sequences summed over steps, and the cache positions
+  // those sequences attend over (each sequence's last position + 1).
+  std::int64_t sequence_steps = 0;
+  std::int64_t positions_read = 0;
+  std::int64_t tokens_fed = 0;  // prompt and generated tokens the engine was given (the flop ceiling's count)
+  // With a sampler: per request, per generated token, the row's values at the sampler's columns and then its top
+  // value (columns + 1 floats per token), copied outside the clock: what the engine answered while served.
+  std::vector<std::vector<float>> sampled;
 };
 
 // Serves every request of `trace`; `step` is called once per step. Greedy: each next token is the argmax of the
-// last logits (lowest index on ties). Keeps the logit rows of request `keep_logits_of` (none when negative), copied
-// outside the clock. Throws what `step` throws.
+// last logits (lowest index on ties). With `sampler`, keeps every generated token's row at its columns (sampled).
+// Throws what `step` throws.
 ServingResult serve(const WorkloadTrace& trace, const BatchPolicy& policy, std::int64_t vocab, const StepFn& step,
-                    std::int64_t keep_logits_of = -1);
+                    const LogitSampler* sampler = nullptr);
 
 // Nearest-rank percentile (p in (0, 100]) of `values`; 0 for none.
 double percentile(std::vector<double> values, double p);

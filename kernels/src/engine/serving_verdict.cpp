@@ -6,9 +6,10 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "engine/engine_tolerance.hpp"
 #include "engine/engine_verification.hpp"
-#include "engine/reference_engine.hpp"
+#include "engine/envelope_verification.hpp"
+#include "engine/physical_floor.hpp"
+#include "engine/served_checks.hpp"
 #include "engine/workload_trace.hpp"
 #include "timing.hpp"
 
@@ -51,44 +52,8 @@ std::string slo_misses(const ServingResult& r, const jobs::WorkloadSpec& w) {
   return out;
 }
 
-// Matrix flop of one run, counting every weight as one multiply-add per token fed (an upper bound): a run faster
-// than the hardware's physical ceiling skipped work.
-double flop_upper_bound(const jobs::EngineSpec& e, std::size_t weight_count) {
-  const WorkloadTrace trace = make_trace(e.workload, e.model.vocab);
-  double tokens = 0.0;
-  for (const auto& r : trace.requests) tokens += static_cast<double>(r.prompt.size() + r.output_tokens);
-  return 2.0 * static_cast<double>(weight_count) * tokens;
-}
-
-// "" when every logit row the candidate answered for `request` while timed is within the tolerance of the double
-// reference's fed the same tokens (the tokens the candidate generated), and each token is a greedy choice of the
-// reference (a near tie allowed); else what differs. An engine that is right on the verification trace but wrong
-// under the serving load is caught here, even where the error is too small to change a greedy token.
-std::string spot_check(const jobs::ModelSpec& model, const Weights& weights, const TraceRequest& request,
-                       const std::vector<std::int32_t>& outputs, const std::vector<std::vector<float>>& rows,
-                       std::size_t index) {
-  const auto prompt_len = static_cast<std::int64_t>(request.prompt.size());
-  const std::string which = "while serving the workload, request " + std::to_string(index);
-  if (rows.size() != outputs.size())
-    return which + ": " + std::to_string(rows.size()) + " logit rows kept for " + std::to_string(outputs.size()) +
-           " tokens generated";
-  ReferenceEngine reference(model, weights, 1, static_cast<int>(prompt_len + request.output_tokens));
-  std::vector<double> logits = reference.step({SeqDesc{0, 0, prompt_len}}, request.prompt);
-  for (std::size_t t = 0; t < outputs.size(); ++t) {
-    if (const LogitCheck c = compare_logits(logits, rows[t], model.vocab); !c.ok)
-      return which + ", output " + std::to_string(t) + ": " + c.evidence +
-             " (right in verify(), wrong under the clock)";
-    std::vector<float> chosen(static_cast<std::size_t>(model.vocab), 0.0f);  // the candidate's choice as a row
-    chosen[static_cast<std::size_t>(outputs[t])] = 1.0f;
-    if (!greedy_agrees(logits, chosen)) {
-      return which + " got token " + std::to_string(outputs[t]) + " as output " + std::to_string(t) +
-             " where the reference's greedy token is " + std::to_string(argmax(std::span<const double>(logits))) +
-             " (right in verify(), wrong under the clock)";
-    }
-    if (t + 1 < outputs.size())
-      logits = reference.step({SeqDesc{0, prompt_len + static_cast<std::int64_t>(t), 1}}, {outputs[t]});
-  }
-  return "";
+double ms_since(std::chrono::steady_clock::time_point from) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - from).count();
 }
 
 }  // namespace
@@ -101,39 +66,76 @@ const jobs::EngineSpec& engine_of(const jobs::EvalSettings& s, const char* who) 
 BatchPolicy baseline_policy() { return BatchPolicy{16, 256, true}; }
 
 EngineSizes engine_sizes_for(const jobs::EngineSpec& e, const BatchPolicy& policy) {
-  const WorkloadTrace trace = make_trace(e.workload, e.model.vocab);
+  // Every run serves a fresh trace: size for the workload's extremes, not for one trace drawn from it.
   const VerificationNeeds v = verification_needs();
   EngineSizes z;
-  z.slots = std::max(v.slots, serving_slots(trace, policy));
-  z.max_context = std::max(v.max_context, trace.max_context());
+  z.slots = std::max(v.slots, envelope_slots(e.workload, policy));
+  z.max_context = std::max(v.max_context, e.workload.prompt_max + e.workload.output_max);
   z.most_sequences = std::max(v.most_sequences, policy.max_batch);
   z.most_tokens = std::max(v.most_tokens, most_step_tokens(policy));
   return z;
 }
 
-std::int64_t spot_checked_request(const jobs::EngineSpec& e, std::uint64_t seed) {
-  return uniform_in(seed ^ kTimingStream, 0, e.workload.requests - 1);
+VerifyResult verify_served_engine(const jobs::EvalSettings& s, const jobs::EngineSpec& e, const BatchPolicy& policy,
+                                  const Weights& weights, const ReferenceEngine& reference, std::uint64_t seed,
+                                  const StepFn& step, double* envelope_ms) {
+  const LogitsFn logits = [&](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
+    return step(seqs, tokens).logits;
+  };
+  const VerifyResult script = verify_engine(e.model, weights, seed, s.validation_cases, logits);
+  if (script.status != jobs::Status::ok) return script;
+  const auto started = std::chrono::steady_clock::now();
+  VerifyResult envelope = verify_envelope(e, policy, reference, seed, s.validation_cases, step);
+  if (envelope_ms != nullptr)
+    *envelope_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  envelope.max_abs_error = std::max(envelope.max_abs_error, script.max_abs_error);
+  envelope.max_rel_error = std::max(envelope.max_rel_error, script.max_rel_error);
+  return envelope;
 }
 
 ServedRuns serve_repeatedly(const jobs::EvalSettings& s, const jobs::EngineSpec& e, const BatchPolicy& policy,
-                            const StepFn& step, std::int64_t keep) {
-  const WorkloadTrace trace = make_trace(e.workload, e.model.vocab);
+                            const FreshEngine& fresh, const ReferenceEngine* reference) {
   const TimingPolicy timing = TimingPolicy::from(s);
-  for (int w = 0; w < timing.warmup; ++w) serve(trace, policy, e.model.vocab, step);
+  const std::int64_t vocab = e.model.vocab;
   ServedRuns out;
-  const auto started = std::chrono::steady_clock::now();
-  for (;;) {
-    ServingResult run = serve(trace, policy, e.model.vocab, step, keep);
+  double serving_s = 0.0;
+  for (int n = 0;; ++n) {
+    const bool warm_up = n < timing.warmup;
+    const std::string where =
+        warm_up ? "warm-up run " + std::to_string(n + 1) : "timed run " + std::to_string(n - timing.warmup + 1);
+    const WorkloadTrace trace = fresh_trace(e.workload, vocab, harness_secret());
+    const LogitSampler sampler = reference != nullptr ? draw_sampler(vocab, harness_secret()) : LogitSampler{};
+    const auto starting = std::chrono::steady_clock::now();
+    const StepFn step = fresh();
+    out.fresh_engine_ms += ms_since(starting);
+    const auto started = std::chrono::steady_clock::now();
+    ServingResult run = serve(trace, policy, vocab, step, reference != nullptr ? &sampler : nullptr);
+    serving_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!run.failure.empty()) {
-      out.failure = run.failure;
+      out.failure = "while serving the workload (" + where + "): " + run.failure;
       break;
     }
+    if (reference != nullptr) {
+      const auto checking = std::chrono::steady_clock::now();
+      const std::vector<std::size_t> which = requests_to_check(run, harness_secret());  // drawn only now
+      const CheckOutcome check = check_requests(*reference, trace, run, sampler, which, where);
+      out.check_ms += ms_since(checking);
+      ++out.checked_runs;
+      out.checked_requests += static_cast<std::int64_t>(which.size());
+      out.max_rel_error = std::max(out.max_rel_error, check.max_rel_error);
+      if (!check.wrong.empty()) {
+        out.failure = check.wrong + " (right in verify(), wrong under the clock)";
+        break;
+      }
+      run.sampled = {};
+    }
+    if (warm_up) continue;
     out.samples_ms.push_back(run.total_ms / static_cast<double>(std::max<std::int64_t>(1, run.output_tokens)));
     out.runs.push_back(std::move(run));
-    const auto n = static_cast<int>(out.samples_ms.size());
-    if (n >= timing.max_repeats) break;
-    if (n >= timing.min_repeats && spread_of(out.samples_ms) < timing.target_spread) break;
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >= timing.time_cap_s) break;
+    const auto taken = static_cast<int>(out.samples_ms.size());
+    if (taken >= timing.max_repeats) break;
+    if (taken >= timing.min_repeats && spread_of(out.samples_ms) < timing.target_spread) break;
+    if (serving_s >= timing.time_cap_s) break;
   }
   return out;
 }
@@ -146,30 +148,27 @@ const ServingResult& median_run(const ServedRuns& r) {
   return r.runs[best];
 }
 
-TimeResult judge_served(const ServedRuns& served, const jobs::EngineSpec& e, const Weights& weights, std::uint64_t seed,
+TimeResult judge_served(const ServedRuns& served, const jobs::EngineSpec& e, const Weights& weights,
                         const VerdictContext& v) {
   TimeResult result;
   result.samples_ms = served.samples_ms;
-  if (!served.failure.empty()) {  // right in verify(), wrong under the clock
+  if (!served.failure.empty()) {  // a step failed, or a check after a run disagreed with the reference
     result.status = jobs::Status::cheat_detected;
-    result.evidence = "while serving the workload: " + served.failure;
-    return result;
-  }
-  // One request of the first timed run, chosen from the evaluation's seed, re-checked against the reference.
-  const WorkloadTrace trace = make_trace(e.workload, e.model.vocab);
-  const auto checked = static_cast<std::size_t>(spot_checked_request(e, seed));
-  const ServingResult& first = served.runs.front();
-  if (const std::string wrong =
-          spot_check(e.model, weights, trace.requests[checked], first.outputs[checked], first.kept_logits, checked);
-      !wrong.empty()) {
-    result.status = jobs::Status::cheat_detected;
-    result.evidence = wrong;
+    result.evidence = served.failure;
     return result;
   }
   const ServingResult& run = median_run(served);
   result.metrics = metrics_of(run, static_cast<std::size_t>(e.workload.requests), v.peak_memory_mib);
-  if (auto evidence =
-          beyond_physical_ceiling(flop_upper_bound(e, weights.data.size()), run.total_ms, v.ceiling_flop_per_s)) {
+  result.metrics.push_back({"checked_requests", "requests", static_cast<double>(served.checked_requests)});
+  result.metrics.push_back({"memory_bandwidth_fraction", "1", bandwidth_fraction(e.model, run, v.memory_bytes_per_s)});
+  result.metrics.push_back({"node_read_bandwidth", "GB/s", v.memory_bytes_per_s / 1e9});
+  result.metrics.push_back({"honesty_ms", "ms", v.envelope_ms + served.check_ms + served.fresh_engine_ms});
+  if (std::string floor = beyond_physical_floor(e.model, served.runs, v.memory_bytes_per_s); !floor.empty()) {
+    result.status = jobs::Status::cheat_detected;
+    result.evidence = floor;
+  } else if (auto evidence = beyond_physical_ceiling(
+                 2.0 * static_cast<double>(weights.data.size()) * static_cast<double>(run.tokens_fed), run.total_ms,
+                 v.ceiling_flop_per_s)) {
     result.status = jobs::Status::cheat_detected;
     result.evidence = *evidence + v.ceiling_note;
   } else if (const std::string missed = slo_misses(run, e.workload); !missed.empty()) {

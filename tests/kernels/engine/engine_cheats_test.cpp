@@ -12,15 +12,7 @@ namespace {
 
 using testing::ScratchDir;
 
-// The honest engine with its entry point renamed, then `body` as the new entry point's body. The body sees
-// `args`, `buffers` and may call kforge_honest_engine(args, buffers).
-std::string wrapped_engine(const std::string& globals, const std::string& body) {
-  const std::string honest = render_engine_source(engine_params_from_genome(testing::engine_genome()));
-  return "#define kforge_engine kforge_honest_engine\n" + honest +
-         "\n#undef kforge_engine\n#include <cstdint>\n#include <cstring>\n#include <map>\n#include <utility>\n"
-         "#include <vector>\n" +
-         globals + "\nextern \"C\" void kforge_engine(const int64_t* args, void* const* buffers) {\n" + body + "\n}\n";
-}
+using testing::wrapped_engine;
 
 VerifyResult verify_source(const std::string& source, const std::string& architecture, const ScratchDir& scratch,
                            const std::string& name) {
@@ -153,36 +145,6 @@ TEST(EngineCheats, ComputingWithBf16WeightsIsCaught) {
   }
   kforge_honest_engine(args, buffers);)"),
                 "llama", "bf16");
-}
-
-// Honest on the verification trace (whose chunks are at most 7 tokens), wrong once it sees a serving-sized prefill
-// chunk: every logit row reversed from then on. verify() passes; time() must catch it.
-TEST(EngineCheats, WrongOnlyUnderTheServingLoadIsCaughtWhileTimed) {
-  ScratchDir scratch;
-  const std::string source = wrapped_engine("static int64_t vocab = 0;\nstatic bool serving = false;", R"(
-  if (args[0] == 0) vocab = args[8];
-  if (args[0] == 1) {
-    const int64_t* rows = static_cast<const int64_t*>(buffers[0]);
-    for (int64_t s = 0; s < args[1]; ++s) serving = serving || rows[3 * s + 2] > 8;
-  }
-  kforge_honest_engine(args, buffers);
-  if (args[0] == 1 && serving) {
-    float* logits = static_cast<float*>(buffers[2]);
-    for (int64_t s = 0; s < args[1]; ++s)
-      for (int64_t i = 0, j = vocab - 1; i < j; ++i, --j) std::swap(logits[s * vocab + i], logits[s * vocab + j]);
-  })");
-  const jobs::EvalSettings s = testing::tiny_engine_settings("llama");
-  const auto backend = make_backend("host", "engine");
-  const EvalContext ctx = testing::context(s, scratch.sub("load_cheat"));
-  const jobs::Candidate c = testing::engine_candidate(testing::engine_genome(), source);
-  const CompileResult compiled = backend->compile(backend->render(c), c, ctx);
-  ASSERT_TRUE(compiled.ok) << compiled.log;
-  backend->load(compiled);
-  const VerifyResult v = backend->verify(ctx);
-  ASSERT_EQ(v.status, jobs::Status::ok) << v.evidence;
-  const TimeResult t = backend->time(ctx);
-  EXPECT_EQ(t.status, jobs::Status::cheat_detected);
-  EXPECT_NE(t.evidence.find("wrong under the clock"), std::string::npos) << t.evidence;
 }
 
 }  // namespace

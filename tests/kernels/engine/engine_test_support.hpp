@@ -66,4 +66,14 @@ inline jobs::Candidate engine_candidate(const jobs::Genome& genome, std::string 
   return c;
 }
 
+// The honest engine with its entry point renamed, then `body` as the new entry point's body. The body sees
+// `args`, `buffers` and may call kforge_honest_engine(args, buffers): a hostile engine that changes one thing.
+inline std::string wrapped_engine(const std::string& globals, const std::string& body) {
+  const std::string honest = render_engine_source(engine_params_from_genome(engine_genome()));
+  return "#define kforge_engine kforge_honest_engine\n" + honest +
+         "\n#undef kforge_engine\n#include <cstdint>\n#include <cstdio>\n#include <cstring>\n#include <map>\n"
+         "#include <set>\n#include <utility>\n#include <vector>\n" +
+         globals + "\nextern \"C\" void kforge_engine(const int64_t* args, void* const* buffers) {\n" + body + "\n}\n";
+}
+
 }  // namespace kforge::kernels::engine::testing

@@ -31,6 +31,7 @@ class EmulatedEngineDevice final : public EngineDevice {
   double elapsed_ms(int from, int to) override;
   void synchronize() override {}
   double used_memory_mib() override { return static_cast<double>(allocated_) / (1024.0 * 1024.0); }
+  double copy_bandwidth(std::size_t) override { return 0.0; }  // a fake GPU has no memory bandwidth to measure
 
   std::int64_t launches() const { return launches_; }
 

@@ -1,6 +1,6 @@
 // Hostile cuda engine modules (cuda_engine_hostile_modules.hpp) on the CPU emulation of the module (a FAKE GPU):
 // every one passes the compile stage, and verification or the serving verdict catches it. A module only computes;
-// the launch plan, the poisoned logits, the fresh verification trace and the spot check under the serving load are
+// the launch plan, the poisoned logits, the fresh verification traces and the checks after every served run are
 // the harness's. ../gpu/cuda_engine_gpu_test.cpp runs the same list on a GPU.
 #include <gtest/gtest.h>
 

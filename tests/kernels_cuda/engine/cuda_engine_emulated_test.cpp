@@ -121,5 +121,31 @@ TEST(CudaEngineEmulated, TheReferenceBaselineServesTheSameTrace) {
   EXPECT_GT(baselines[0].time_median_ms, 0.0);
 }
 
+// Every served run (the warm-up too) gets a device of its own: a module loaded anew (its globals reset) and a launch
+// plan with fresh caches and states; one more measures the device's bandwidth (none on the fake GPU: no floor).
+TEST(CudaEngineEmulated, EveryServedRunGetsAFreshModuleAndPlan) {
+  ScratchDir scratch;
+  int devices = 0;
+  const DeviceFactory emulate = emulated_devices(scratch.sub("emulated"));
+  CudaEngineBackend b(CudaBackendOptions{scratch.sub("cache"), 0}, [&](const ModuleImage& image) {
+    ++devices;
+    return emulate(image);
+  });
+  jobs::EvalSettings s = testing::settings("llama");
+  s.warmup = 1;
+  s.min_repeats = s.max_repeats = 2;
+  s.time_cap_s = 600;  // both timed runs, however slow the emulation
+  const EvalContext ctx = testing::context(s, scratch, "hopper");
+  const jobs::Candidate c = testing::candidate(testing::genome_with({}));
+  const CompileResult compiled = b.compile(b.render(c), c, ctx);
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  b.load(compiled);
+  ASSERT_EQ(b.verify(ctx).status, jobs::Status::ok);
+  EXPECT_EQ(devices, 1);
+  const TimeResult t = b.time(ctx);
+  EXPECT_EQ(t.status, jobs::Status::ok) << t.evidence;
+  EXPECT_EQ(devices, 1 + 1 + 3);  // load, the bandwidth probe, a warm-up and two timed runs
+}
+
 }  // namespace
 }  // namespace kforge::kernels::cuda::engine

@@ -1,7 +1,8 @@
 #pragma once
 // Hostile cuda engine modules, each the template with one edit, and the verdict each must get. The same list runs
 // on the CPU emulation (cuda_engine_cheats_test.cpp) and on a GPU (../gpu/cuda_engine_gpu_test.cpp). Every one
-// compiles with NVRTC (the compile stage cannot tell); verification or the serving verdict catches it.
+// compiles with NVRTC (the compile stage cannot tell); verification (the script or the serving envelope) or the
+// serving verdict catches it.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -54,15 +55,16 @@ inline std::vector<HostileModule> hostile_modules() {
   unwritten.genome = {{"fuse_gate_up", 0}};
   unwritten.evidence = "nan";
   all.push_back(unwritten);
-  // Right on the verification trace (at most 9 tokens a step), wrong once a step holds more: prompts of 20 tokens,
+  // Right on the verification script (at most 9 tokens a step), wrong once a step holds more: prompts of 20 tokens,
   // two at a time, put every request's prefill in such a step; its norms then leave their output as it was. The
-  // spot check of one request's logits against the double reference catches it while timed.
+  // serving envelope (the workload's longest prompts, as many in a step as the policy allows) catches it before
+  // any timing; an earlier kforge caught it only by a spot check while timed.
   HostileModule loaded = hostile(
-      "RightInVerifyWrongUnderTheServingLoad", "llama", "const float* row = x + (long long)blockIdx.x * hidden;",
-      "if (gridDim.x > 16) return;\n  const float* row = x + (long long)blockIdx.x * hidden;", jobs::Status::ok);
+      "RightOnTheScriptWrongUnderTheServingLoad", "llama", "const float* row = x + (long long)blockIdx.x * hidden;",
+      "if (gridDim.x > 16) return;\n  const float* row = x + (long long)blockIdx.x * hidden;",
+      jobs::Status::wrong_result);
   loaded.genome = {{"prefill_chunk", 64}};
-  loaded.timed = jobs::Status::cheat_detected;
-  loaded.evidence = "right in verify(), wrong under the clock";
+  loaded.evidence = "serving envelope";
   loaded.prompt_tokens = 20;
   all.push_back(loaded);
   return all;
@@ -109,7 +111,8 @@ inline void expect_caught(CudaEngineBackend& backend, const HostileModule& m, co
     EXPECT_EQ(t.status, m.timed) << t.evidence;
     evidence = t.evidence;
   } else {
-    EXPECT_NE(v.failed_case.find("engine_trace=1"), std::string::npos) << v.failed_case;
+    EXPECT_TRUE(v.failed_case.rfind("engine_trace=1", 0) == 0 || v.failed_case.rfind("engine_envelope=1", 0) == 0)
+        << v.failed_case;
   }
 
   if (!m.evidence.empty()) {
