@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """What keeping engines honest costs a campaign (bench/README.md, "engine_checks_cost").
 
-Runs engine example campaigns with kforge from --build and reads, per evaluated engine, the harness's `honesty_ms`
-metric (docs/engines.md: the serving envelope in verify(), the checks against the double reference after every
-run, and a fresh engine for every run), then prints its share of the campaign's rank time (wall time x ranks that
-evaluate). With --baseline-build (a build of an earlier kforge), the same campaigns also run there, interleaved with
+Runs engine example campaigns with kforge from --build and reads, per evaluated engine, what the harness spent
+keeping it honest (docs/engines.md's figures envelope_ms: the serving envelope in verify(); run_checks_ms: the
+checks against the double reference after every run; fresh_engine_ms: a fresh engine for every run), then prints
+their share of the campaign's rank time (wall time x ranks that evaluate). With --baseline-build (a build of an earlier kforge), the same campaigns also run there, interleaved with
 this build's, and the wall-time ratio is printed: the whole added cost, measured the other way. Uses the Debian
 python3 (h5py, pandas) and share/python/kforge_archive.py; no PyPI.
 """
@@ -33,10 +33,21 @@ def run_campaign(build, example, out):
     return wall
 
 
+PARTS = ["envelope_ms", "run_checks_ms", "fresh_engine_ms"]
+
+
 def honesty_of(out):
+    """Seconds per part over every timed engine, and how many engines were timed."""
     m = ka.load_metrics(out)
-    h = m[m["name"] == "honesty_ms"]
-    return float(h["value"].sum()) / 1e3, int(len(h))
+    parts = {name: float(m[m["name"] == name]["value"].sum()) / 1e3 for name in PARTS}
+    return parts, int((m["name"] == PARTS[0]).sum())
+
+
+def verdicts_of(out):
+    """How many records are ok, and the best ok engine's output tokens/s (the campaign's figure)."""
+    e = ka.engine_metrics(out)
+    ok = e[e["status"] == "ok"]
+    return int(len(ok)), float(ok["output_tokens_per_s"].max()) if len(ok) else 0.0
 
 
 def main():
@@ -57,11 +68,14 @@ def main():
                 row = {"example": example, "repeat": n}
                 out = os.path.join(work, "run")
                 row["wall_s"] = run_campaign(args.build, example, out)
-                row["honesty_s"], row["engines_timed"] = honesty_of(out)
+                row["parts_s"], row["engines_timed"] = honesty_of(out)
+                row["honesty_s"] = sum(row["parts_s"].values())
+                row["ok"], row["best_tokens_per_s"] = verdicts_of(out)
                 row["share_of_rank_time"] = row["honesty_s"] / (row["wall_s"] * args.ranks)
                 if args.baseline_build:
                     row["baseline_wall_s"] = run_campaign(args.baseline_build, example, out)
                     row["wall_ratio"] = row["wall_s"] / row["baseline_wall_s"]
+                    row["baseline_ok"], row["baseline_best_tokens_per_s"] = verdicts_of(out)
                 rows.append(row)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -70,9 +84,12 @@ def main():
         return
     for r in rows:
         line = (f"{r['example']:40s} wall {r['wall_s']:6.1f} s  honesty {r['honesty_s']:5.1f} s over "
-                f"{r['engines_timed']} engines = {100 * r['share_of_rank_time']:4.1f}% of rank time")
+                f"{r['engines_timed']} engines = {100 * r['share_of_rank_time']:4.1f}% of rank time ("
+                + ", ".join(f"{k[:-3]} {v:.1f} s" for k, v in r["parts_s"].items()) + "); "
+                f"{r['ok']} ok, best {r['best_tokens_per_s']:.0f} tokens/s")
         if "baseline_wall_s" in r:
-            line += f"  | earlier kforge {r['baseline_wall_s']:6.1f} s, ratio {r['wall_ratio']:.3f}"
+            line += (f"\n{'':40s} earlier kforge: wall {r['baseline_wall_s']:6.1f} s (ratio {r['wall_ratio']:.3f}); "
+                     f"{r['baseline_ok']} ok, best {r['baseline_best_tokens_per_s']:.0f} tokens/s")
         print(line)
 
 

@@ -30,6 +30,7 @@
 #include "engine/serving_verdict.hpp"
 #include "engine/workload_trace.hpp"
 #include "host/cxx_compile.hpp"
+#include "kforge/kernels/openblas_kernels.hpp"
 
 namespace fs = std::filesystem;
 namespace po = boost::program_options;
@@ -139,6 +140,7 @@ ServedEngine serve_engine(const fs::path& artefact, const fs::path& scratch, con
 }  // namespace
 
 int main(int argc, char** argv) try {
+  kernels::use_openblas_kernels_for_this_cpu(argv);  // the reference's checks at the CPU's speed
   jobs::ModelSpec model;
   jobs::WorkloadSpec workload;
   model.architecture = "llama";

@@ -15,6 +15,7 @@
 #include "evaluator.hpp"
 #include "kforge/jobs/manifest.hpp"
 #include "kforge/kernels/backend.hpp"
+#include "kforge/kernels/openblas_kernels.hpp"
 
 namespace po = boost::program_options;
 using namespace kforge;
@@ -84,6 +85,7 @@ int finish(int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kernels::use_openblas_kernels_for_this_cpu(argv);  // before MPI: it may execute this program again
   int provided = MPI_THREAD_SINGLE;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int rank = 0, size = 1;

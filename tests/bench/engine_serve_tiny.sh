@@ -31,6 +31,7 @@ assert [run["concurrency"] for run in r["runs"]] == [1, 3]
 for run in r["runs"]:
     assert run["output_tokens_per_s"] > 0 and run["output_tokens"] == sum(map(len, ref)), run
     assert token_agreement(run["outputs"], ref)["identical"], (run["outputs"], ref)
+    assert run["max_logit_rel_error"] < 1e-4 and run["checked_logit_rows"] == sum(map(len, ref)), run
     # The port of the serving loop, under the genome's policy, must take exactly the harness loop's steps (they
     # depend only on the policy and the lengths; a fake step answers one-hot rows).
     port = serve(trace["requests"], run["concurrency"], Policy(2, 16, False),

@@ -22,6 +22,7 @@ assert "pytorch-eager" in names, r["skipped"]
 assert "llama.cpp" in names or "llama.cpp" in r["skipped"], r
 for e in r["kforge"]:
     assert all(run["tokens_vs_reference"]["identical"] for run in e["runs"]), e
+    assert all(0 <= run["max_logit_rel_error"] <= tolerance and run["checked_logit_rows"] > 0 for run in e["runs"]), e
 for p in r["peers"]:
     if p["name"] != "llama.cpp":  # the fp16-KV row is reported, not held to fp32's tolerance
         assert all(run["tokens_vs_reference"]["identical"] for run in p["runs"]), p

@@ -82,9 +82,12 @@ TimeResult HostEngineBackend::time(const EvalContext& ctx) {
   const jobs::EvalSettings& s = host::settings_of(ctx, kBackend);
   ensure_initialised(ctx);
   const jobs::EngineSpec& e = engine_of(s);
-  // The node's bandwidth at the weights' working set, under the same timing lock as the runs (physical_floor.hpp).
-  const double bandwidth =
-      measure_read_bandwidth(static_cast<std::size_t>(weight_bytes_per_step(e.model)), usable_cpus());
+  // The node's bandwidth at the weights' working set, under the same timing lock as the runs (physical_floor.hpp),
+  // before and after them: the larger, so that a measurement disturbed by other work cannot raise the floor.
+  const auto bandwidth_now = [&] {
+    return measure_read_bandwidth(static_cast<std::size_t>(weight_bytes_per_step(e.model)), usable_cpus());
+  };
+  double bandwidth = bandwidth_now();
   int run = 0;
   const FreshEngine fresh = [&] {
     start_fresh_process(ctx, ++run);
@@ -92,6 +95,7 @@ TimeResult HostEngineBackend::time(const EvalContext& ctx) {
   };
   const ServedRuns served = serve_repeatedly(s, e, policy_, fresh, &*reference_);
   peak_mib_ = std::max(peak_mib_, process().peak_resident_mib());
+  bandwidth = std::max(bandwidth, bandwidth_now());
   const VerdictContext verdict{peak_mib_, kHostCeilingFlopPerS, "", bandwidth, envelope_ms_};
   return host::with_confinement_note(judge_served(served, e, *weights_, verdict), process().confinement());
 }

@@ -76,7 +76,7 @@ struct VerdictContext {
   double ceiling_flop_per_s = 0.0;
   std::string ceiling_note;  // appended to the evidence of a run beyond the ceiling ("" for the host's)
   double memory_bytes_per_s = 0.0;
-  double envelope_ms = 0.0;  // what verify()'s serving envelope took (the honesty_ms figure)
+  double envelope_ms = 0.0;  // what verify()'s serving envelope took (the envelope_ms figure)
 };
 
 // time()'s verdict on a candidate's served runs: cheat_detected when a run failed or a check after a run found a

@@ -122,7 +122,7 @@ TEST(CudaEngineEmulated, TheReferenceBaselineServesTheSameTrace) {
 }
 
 // Every served run (the warm-up too) gets a device of its own: a module loaded anew (its globals reset) and a launch
-// plan with fresh caches and states; one more measures the device's bandwidth (none on the fake GPU: no floor).
+// plan with fresh caches and states; two more measure the device's bandwidth (none on the fake GPU: no floor).
 TEST(CudaEngineEmulated, EveryServedRunGetsAFreshModuleAndPlan) {
   ScratchDir scratch;
   int devices = 0;
@@ -144,7 +144,7 @@ TEST(CudaEngineEmulated, EveryServedRunGetsAFreshModuleAndPlan) {
   EXPECT_EQ(devices, 1);
   const TimeResult t = b.time(ctx);
   EXPECT_EQ(t.status, jobs::Status::ok) << t.evidence;
-  EXPECT_EQ(devices, 1 + 1 + 3);  // load, the bandwidth probe, a warm-up and two timed runs
+  EXPECT_EQ(devices, 1 + 2 + 3);  // load, the bandwidth probes before and after, a warm-up and two timed runs
 }
 
 }  // namespace
