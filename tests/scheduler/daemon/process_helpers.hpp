@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <chrono>
 #include <cstdlib>
@@ -185,16 +186,46 @@ struct Outcome {
   std::string err;
 };
 
-inline Outcome run_process(const std::vector<std::string>& argv, const fs::path& scratch, const Env& env = {},
-                           const std::optional<RunAs>& as = std::nullopt) {
+// Runs argv to its end (as `as`, when given), or kills it after `limit` and reports code -1: for commands that
+// must not hang (a status reading a hostile spool).
+inline Outcome run_bounded(const std::vector<std::string>& argv, const fs::path& scratch, const Env& env,
+                           const std::optional<RunAs>& as, std::chrono::seconds limit) {
   static int counter = 0;
-  const fs::path out = scratch / ("run-" + std::to_string(++counter) + ".out");
-  const fs::path err = scratch / ("run-" + std::to_string(counter) + ".err");
+  const fs::path out = scratch / ("bounded-" + std::to_string(++counter) + ".out");
+  const fs::path err = scratch / ("bounded-" + std::to_string(counter) + ".err");
+  const pid_t pid = start_process(argv, out, err, env, as);
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  pid_t done = 0;
+  while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   Outcome o;
-  o.code = wait_exit(start_process(argv, out, err, env, as));
+  if (done == pid) {
+    o.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  } else {
+    ::kill(pid, SIGKILL);
+    wait_exit(pid);
+    o.code = -1;  // timed out
+  }
   o.out = slurp(out);
   o.err = slurp(err);
   return o;
+}
+
+inline Outcome run_process(const std::vector<std::string>& argv, const fs::path& scratch, const Env& env = {},
+                           const std::optional<RunAs>& as = std::nullopt) {
+  return run_bounded(argv, scratch, env, as, std::chrono::hours(24));
+}
+
+// Runs `body` in a child process that is user `as` (its groups, gid and uid) and exits with what it returns.
+inline pid_t fork_as(const RunAs& as, const std::function<int()>& body) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::initgroups(as.name.c_str(), as.gid) != 0 || ::setgid(as.gid) != 0 || ::setuid(as.uid) != 0) ::_exit(126);
+    ::_exit(body());
+  }
+  return pid;
 }
 
 // Polls `condition` every 50 ms for up to `limit` (a bound on waiting for an event, not a timing assertion).
