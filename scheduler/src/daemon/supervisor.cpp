@@ -103,8 +103,9 @@ void Supervisor::on_child_end(const CampaignRef& c, Slot& slot, int status) {
   const std::string report = take_child_report(slot.report_fd);
   slot.report_fd = -1;
   const std::string how = describe_wait_status(status);
-  const Owner* owner = owner_of(c.owner);
+  Owner* owner = owner_of(c.owner);
   if (!owner) return;
+  owner->next_look = {};  // a restart, or what the child left, is due for a look
   if (slot.cancelling) {
     slot.cancelling = false;
     slot.finished = true;

@@ -2,6 +2,8 @@
 // user's folder is examined by a helper that is that user (as_user.hpp), at most once per poll.
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "kforge/scheduler/daemon/as_user.hpp"
 #include "kforge/scheduler/daemon/campaign_probe.hpp"
 #include "kforge/scheduler/daemon/supervisor.hpp"
@@ -67,7 +69,6 @@ void Supervisor::look_at(const std::string& name, Owner& owner, Clock::time_poin
     return;
   }
   owner.look_failures = 0;
-  owner.next_look = now + options_.poll;
   std::set<std::string> seen;
   for (const CampaignProbe& p : probes) {
     seen.insert(p.name);
@@ -76,6 +77,16 @@ void Supervisor::look_at(const std::string& name, Owner& owner, Clock::time_poin
   for (auto& [c, slot] : slots_) {  // a folder that is gone (removed by its user) has no work left
     if (c.owner == name && !skip.count(c.name) && !seen.count(c.name) && slot.pid <= 0) slot.known = false;
   }
+  owner.next_look = next_look_at(name, now);
+}
+
+Supervisor::Clock::time_point Supervisor::next_look_at(const std::string& name, Clock::time_point now) const {
+  Clock::time_point next = now + options_.idle_look;
+  for (const auto& [c, slot] : slots_) {
+    if (c.owner != name || slot.pid > 0 || !slot.known || slot.finished) continue;
+    next = std::min(next, std::max(now + options_.poll, slot.not_before));
+  }
+  return next;
 }
 
 void Supervisor::consider(const CampaignRef& c, const Account& owner, const CampaignProbe& p, Clock::time_point now) {

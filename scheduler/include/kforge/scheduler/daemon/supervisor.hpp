@@ -44,6 +44,7 @@ struct DaemonOptions {
   std::chrono::milliseconds first_backoff{1000};  // doubled after each failure
   std::chrono::milliseconds max_backoff{60000};
   std::chrono::milliseconds poll{1000};           // rescan at least this often; each user's folder at most this often
+  std::chrono::milliseconds idle_look{60000};     // a user folder with nothing due is looked at this often
   std::chrono::milliseconds stop_grace{30000};    // SIGTERM-ed children get this long before SIGKILL
   std::chrono::milliseconds helper_limit{10000};  // a helper acting as a user (as_user.hpp) is killed after this
 };
@@ -71,7 +72,7 @@ class Supervisor {
   // A user folder of campaigns/ and the account it belongs to.
   struct Owner {
     Account account;
-    Clock::time_point next_look;  // the folder is examined at most once per poll, less often after failures
+    Clock::time_point next_look;  // the folder is examined at most once per poll, less often when idle or failing
     int look_failures = 0;        // consecutive helpers that gave no answer for this folder
   };
 
@@ -88,6 +89,9 @@ class Supervisor {
   Owner* owner_of(const std::string& name);  // resolved once; nullptr (logged once) when unusable
   int start_due_campaigns();                 // returns how many campaigns still have work (running, due, or in backoff)
   void look_at(const std::string& name, Owner& owner, Clock::time_point now);
+  // When to look at OWNER's folder again: within a poll while a campaign there waits to (re)start, else after
+  // idle_look (new campaigns come through requests, which look at once; the idle look finds folders made by hand).
+  Clock::time_point next_look_at(const std::string& name, Clock::time_point now) const;
   void consider(const CampaignRef& c, const Account& owner, const CampaignProbe& p, Clock::time_point now);
   // Runs `work` in a helper that is `owner` (as_user.hpp) and returns its answer; throws HelperFailed.
   std::string as_owner(const Account& owner, const std::function<std::string()>& work) const;
