@@ -6,6 +6,7 @@
 // bounding set before exec), NoNewPrivileges, StateDirectoryMode for the spool folder, the environment systemd
 // gives a User=root service, and for PrivateTmp= (a /tmp of the service's own, shared by the daemon and everything
 // it starts) a fresh sticky folder as TMPDIR. A directive of the unit that this cannot stand in for fails the test.
+#include <grp.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -130,6 +131,8 @@ inline pid_t launch_daemon(const DaemonStart& s, const fs::path& log) {
   const int devnull = ::open("/dev/null", O_RDONLY);
   if (devnull < 0 || ::dup2(devnull, STDIN_FILENO) < 0) ::_exit(126);
   ::umask(s.umask);
+  // root's groups, as login, sudo and systemd give them (initgroups): the groups a root daemon must not lend out.
+  if (::initgroups("root", 0) != 0) ::_exit(126);
   if (s.caps) {
     const int last = std::stoi(slurp("/proc/sys/kernel/cap_last_cap"));
     for (int cap = 0; cap <= last; ++cap) {
