@@ -19,8 +19,7 @@ namespace kforge::test {
 class HostileUsers : public ::testing::Test {
  protected:
   void SetUp() override {
-    fs::permissions(tmp_.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                     fs::perms::others_read | fs::perms::others_exec);
+    open_to_every_user(tmp_.path());
     bin_ = bin_dir_for_users(tmp_.path());
     for (const TestUser* u : {&victim_, &attacker_, &admin_}) {
       fs::create_directories(home(*u));

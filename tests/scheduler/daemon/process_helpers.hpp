@@ -151,6 +151,12 @@ inline bool usable_by_everyone(const fs::path& file) {
   return true;
 }
 
+// Lets every user enter and read `dir` (0755): the test users' processes reach their files below it.
+inline void open_to_every_user(const fs::path& dir) {
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                           fs::perms::others_exec);
+}
+
 // A folder holding kforge, kforged and kforge-eval that a test user can run: the build's bin/ when its path
 // allows it, else copies in `scratch`/bin (a CI checkout may sit below a private home folder).
 inline fs::path bin_dir_for_users(const fs::path& scratch) {
@@ -161,14 +167,7 @@ inline fs::path bin_dir_for_users(const fs::path& scratch) {
   const fs::path dir = scratch / "bin";
   fs::create_directories(dir);
   for (const auto& n : names) fs::copy_file(bin(n), dir / n, fs::copy_options::overwrite_existing);
-  fs::permissions(scratch, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec |
-                               fs::perms::group_read | fs::perms::others_read);
-  for (const auto& n : names) {
-    fs::permissions(dir / n, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                 fs::perms::others_read | fs::perms::others_exec);
-  }
-  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
-                           fs::perms::others_exec);
+  for (const fs::path& p : {scratch, dir, dir / names[0], dir / names[1], dir / names[2]}) open_to_every_user(p);
   return dir;
 }
 
