@@ -30,18 +30,21 @@ struct DaemonStart {
   std::optional<std::vector<int>> caps;  // capabilities kept in the bounding set (all when unset)
   bool no_new_privileges = false;
   mode_t state_directory_mode = 0;  // mode systemd gives the spool folder before the start (0: none made)
+  // A file the starting shell holds open on descriptor kInheritedFd without close-on-exec (a redirection of its
+  // own, a descriptor its parent handed down): kforged inherits it as a root shell's child does.
+  std::optional<fs::path> inherited_file;
 };
+
+inline constexpr int kInheritedFd = 9;
 
 // `kforged --spool /var/lib/kforge --admin-group kforge-admins` typed in a root shell: its environment and umask.
 inline DaemonStart root_shell_start() {
   const mode_t shell_umask = ::umask(022);
   ::umask(shell_umask);
-  return DaemonStart{{"/usr/local/bin/kforged", "--spool", "/var/lib/kforge", "--admin-group", "kforge-admins"},
-                     std::nullopt,
-                     shell_umask,
-                     std::nullopt,
-                     false,
-                     0};
+  DaemonStart s;
+  s.argv = {"/usr/local/bin/kforged", "--spool", "/var/lib/kforge", "--admin-group", "kforge-admins"};
+  s.umask = shell_umask;
+  return s;
 }
 
 inline int capability_number(const std::string& name) {
@@ -130,6 +133,10 @@ inline pid_t launch_daemon(const DaemonStart& s, const fs::path& log) {
   if (fd < 0 || ::dup2(fd, STDOUT_FILENO) < 0 || ::dup2(fd, STDERR_FILENO) < 0) ::_exit(126);
   const int devnull = ::open("/dev/null", O_RDONLY);
   if (devnull < 0 || ::dup2(devnull, STDIN_FILENO) < 0) ::_exit(126);
+  if (s.inherited_file) {
+    const int held = ::open(s.inherited_file->c_str(), O_RDWR | O_APPEND);
+    if (held < 0 || ::dup2(held, kInheritedFd) < 0) ::_exit(126);
+  }
   ::umask(s.umask);
   // root's groups, as login, sudo and systemd give them (initgroups): the groups a root daemon must not lend out.
   if (::initgroups("root", 0) != 0) ::_exit(126);

@@ -42,9 +42,10 @@ class HostileUsers : public ::testing::Test {
   std::string daemon_log() const { return slurp(daemon_log_file()); }
 
   // kforged as root, as `how` starts it, on this test's spool; its stderr in a file only root may read (as the
-  // journal is).
-  void start_daemon(StartedBy how) {
+  // journal is); with `inherited_file` open on a descriptor it inherits (daemon_start.hpp).
+  void start_daemon(StartedBy how, const std::optional<fs::path>& inherited_file = std::nullopt) {
     DaemonStart start = how == StartedBy::systemd_unit ? unit_start(tmp_.path()) : root_shell_start();
+    start.inherited_file = inherited_file;
     start.argv = replace_unit_paths(start.argv, tool("kforged"), spool(), admins_.name());
     if (how == StartedBy::systemd_unit) prepare_state_directory(spool(), start);
     daemon_exit_ = -1;

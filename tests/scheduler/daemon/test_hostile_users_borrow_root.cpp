@@ -3,9 +3,13 @@
 // asks, in hand-written requests, whether files exist in a folder only root (and its group) may enter, by naming
 // them as replay_cache and search.prior; turns a campaign's kforge.log into a symlink to a root-only file and
 // kills the campaign, so that the daemon quotes "the last line of its log"; points a campaign folder at a root-only
-// folder and submits into it; and makes its log unopenable, then takes descriptor 2 of its own restarted child
-// (pidfd_getfd) to write into root's log. None of it works, and the victim's campaign runs to its end.
+// folder and submits into it; takes every descriptor of its own running child (pidfd_getfd), looking for one the
+// daemon inherited from the root shell that started it; and makes its log unopenable, then takes descriptor 2 of
+// its own restarted child to write into root's log. None of it works, and the victim's campaign runs to its end.
+#include <sys/stat.h>
 #include <sys/syscall.h>
+
+#include <numeric>
 
 #include "hostile_users.hpp"
 
@@ -16,9 +20,11 @@ namespace {
 constexpr const char* kSecret = "ROOT-SECRET-LINE-4711";
 constexpr const char* kForged = "FORGED-BY-THE-ATTACKER";
 
-// Run as the attacker: for up to `limit`, takes descriptor 2 of every process of its own whose command line holds
-// `marker` (pidfd_getfd) and writes kForged into it. Exit code 1 when it wrote anywhere.
-int grab_stderr_of_own_processes(const std::string& marker, const fs::path& stop_when, seconds limit) {
+// Run as the attacker: for up to `limit` (or until `stop_when` exists), takes the descriptors `fds` of every process
+// of its own whose command line holds `marker` (pidfd_getfd) and writes kForged into each that is not its own
+// file. Exit code 1 when it wrote anywhere.
+int write_into_descriptors_of_own_processes(const std::string& marker, const std::vector<int>& fds,
+                                            const fs::path& stop_when, seconds limit) {
   int wrote = 0;
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < deadline && !fs::exists(stop_when)) {
@@ -29,10 +35,14 @@ int grab_stderr_of_own_processes(const std::string& marker, const fs::path& stop
       if (slurp(entry.path() / "cmdline").find(marker) == std::string::npos) continue;
       const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, std::stoi(pid), 0));
       if (pidfd < 0) continue;
-      const int fd = static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd, 2, 0));
-      if (fd >= 0) {
+      for (const int target : fds) {
+        const int fd = static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd, target, 0));
+        if (fd < 0) continue;
+        struct stat st {};
         const std::string line = std::string(kForged) + "\n";
-        wrote += ::write(fd, line.data(), line.size()) > 0;
+        // Its own files (its log, its lock) are no news: a file of someone else's is what it came for.
+        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid != ::getuid())
+          wrote += ::write(fd, line.data(), line.size()) > 0;
         ::close(fd);
       }
       ::close(pidfd);
@@ -57,7 +67,10 @@ TEST_F(HostileUsers, RootsRightsDoNotLeakThroughTheDaemon) {
   const fs::path rootdir = tmp_.path() / "rootdir";
   fs::create_directories(rootdir);
   ::chmod(rootdir.c_str(), 0770);
-  start_daemon(StartedBy::root_shell);
+  const fs::path held = tmp_.path() / "root-held.log";  // open in the root shell that starts the daemon
+  std::ofstream(held) << "root's own\n";
+  ::chmod(held.c_str(), 0600);
+  start_daemon(StartedBy::root_shell, held);
 
   // Which files exist in root's folder? Asked through paths in hand-written submits, checked by the daemon.
   const std::string site = slurp(fs::path(KFORGE_SOURCE_DIR) / "site-configs/local.yaml");
@@ -80,7 +93,14 @@ TEST_F(HostileUsers, RootsRightsDoNotLeakThroughTheDaemon) {
   submit(attacker_, "intrude");
 
   // kforge.log turned into a symlink to root's secret, then the child killed: the daemon reads "its last line".
+  // Every descriptor above 2 of the attacker's own running child: none may be one the daemon inherited.
   const long leak = driver_of(attacker_, "leak");
+  std::vector<int> above_stderr(61);
+  std::iota(above_stderr.begin(), above_stderr.end(), 3);
+  const int inherited = attack(attacker_, [&] {
+    return write_into_descriptors_of_own_processes((mine / "leak/campaign.yaml").string(), above_stderr,
+                                                   tmp_.path() / "never", seconds(2));
+  });
   freeze_own_campaign(attacker_, "leak", leak);
   ASSERT_EQ(sh(attacker_, "ln -sf " + secret.string() + " " + (mine / "leak/kforge.log").string()).code, 0);
   kill_own_campaign(attacker_, leak);
@@ -93,7 +113,8 @@ TEST_F(HostileUsers, RootsRightsDoNotLeakThroughTheDaemon) {
   ASSERT_EQ(sh(attacker_, "rm " + grab_log.string() + " && mkfifo " + grab_log.string()).code, 0);
   kill_own_campaign(attacker_, grab);
   const int grabbed = attack(attacker_, [&] {
-    return grab_stderr_of_own_processes((mine / "grab/campaign.yaml").string(), mine / "grab/FAILED", seconds(15));
+    return write_into_descriptors_of_own_processes((mine / "grab/campaign.yaml").string(), {2}, mine / "grab/FAILED",
+                                                   seconds(15));
   });
 
   submit(victim_, "victim");
@@ -122,6 +143,8 @@ TEST_F(HostileUsers, RootsRightsDoNotLeakThroughTheDaemon) {
   // No child ever held the daemon's own stderr: nothing was written into root's log through one.
   EXPECT_EQ(grabbed, 0) << "the attacker wrote into a descriptor of its child";
   EXPECT_EQ(log.find(kForged), std::string::npos) << log;
+  EXPECT_EQ(inherited, 0) << "a descriptor above 2 of the attacker's child was someone else's file";
+  EXPECT_EQ(slurp(held), "root's own\n") << "the attacker wrote into a file the daemon inherited";
   EXPECT_NE(slurp(mine / "grab/FAILED").find("the campaign's log"), std::string::npos) << slurp(mine / "grab/FAILED");
   stop_daemon();
 }
