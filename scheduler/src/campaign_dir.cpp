@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -57,8 +58,25 @@ CampaignConfig load_stored_campaign(const CampaignDir& dir) {
   return parse_campaign(text, origin);
 }
 
+namespace {
+// The lock file, opened so that what someone put in its place cannot hang or fool the caller (kforged and root's
+// `kforge status` read other users' campaign folders): no symlink followed, a FIFO does not block, only a regular
+// file is used. -1 when there is no such file; throws naming it when something else is there.
+int open_lock_file(const fs::path& file, int flags) {
+  const int fd = ::open(file.c_str(), flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd < 0 && errno == ENOENT && !(flags & O_CREAT)) return -1;
+  if (fd < 0) throw std::runtime_error(file.string() + ": cannot open the campaign lock file: " + errno_text());
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw std::runtime_error(file.string() + ": the campaign lock file is not a regular file");
+  }
+  return fd;
+}
+}  // namespace
+
 long campaign_driver_pid(const CampaignDir& dir) {
-  int fd = ::open(dir.lock_file().c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = open_lock_file(dir.lock_file(), O_RDONLY);
   if (fd < 0) return 0;
   long pid = 0;
   if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
@@ -72,8 +90,7 @@ long campaign_driver_pid(const CampaignDir& dir) {
 }
 
 CampaignLock::CampaignLock(const fs::path& lock_file) {
-  fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw std::runtime_error(lock_file.string() + ": cannot open lock file: " + errno_text());
+  fd_ = open_lock_file(lock_file, O_RDWR | O_CREAT);
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     std::string holder(64, '\0');
     ssize_t n = ::pread(fd_, holder.data(), holder.size() - 1, 0);

@@ -1,5 +1,3 @@
-#include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,14 +19,6 @@ namespace kforge::scheduler {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool lock_is_held(const fs::path& lock_file) {
-  int fd = ::open(lock_file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0;
-  ::close(fd);
-  return held;
-}
 
 // so_far: the best record of the generations before g; updated to include g's.
 GenerationSummary summarize(const jobs::Generation& g, const PairedBaselines& paired, const jobs::EvalRecord*& so_far) {
@@ -152,7 +142,7 @@ CampaignReport build_report(const CampaignDir& dir) {
   r.directory = dir.root().string();
   r.generations_planned = config.search.generations;
   r.generations_done = static_cast<int>(archive.generations().size());
-  r.running = lock_is_held(dir.lock_file());
+  r.running = campaign_driver_pid(dir) != 0;  // a FIFO or symlink in its place is an error, never a hang
   if (r.generations_done < r.generations_planned) read_progress(dir, r);
   const PairedBaselines paired(dir, archive);
   const jobs::EvalRecord* so_far = nullptr;

@@ -10,6 +10,7 @@
 
 #include "kforge/jobs/record.hpp"
 #include "kforge/scheduler/daemon/spool.hpp"
+#include "kforge/scheduler/daemon/visible_text.hpp"
 
 namespace kforge::scheduler::daemon {
 
@@ -29,12 +30,10 @@ AuditLog::~AuditLog() {
 
 void AuditLog::record(const std::string& action, uid_t uid, const std::string& who, const std::string& campaign,
                       const std::string& outcome) {
-  std::string line = jobs::iso8601_now() + " " + action + " uid=" + std::to_string(uid) +
-                     " user=" + (who.empty() ? "?" : who) + " campaign=" + campaign + " " + outcome;
-  for (char& c : line) {
-    if (c == '\n') c = ' ';  // one event, one line, whatever a message holds
-  }
-  line += "\n";
+  // One event, one line, and no control byte of a user's text (CR, ESC) reaches the reader's terminal.
+  std::string line = jobs::iso8601_now() + " " + visible(action) + " uid=" + std::to_string(uid) +
+                     " user=" + (who.empty() ? "?" : visible(who)) + " campaign=" + visible(campaign) + " " +
+                     visible(outcome) + "\n";
   // One write of one line with O_APPEND: lines never interleave. A failed write must not stop the daemon.
   [[maybe_unused]] const ssize_t n = ::write(fd_, line.data(), line.size());
   ::fdatasync(fd_);

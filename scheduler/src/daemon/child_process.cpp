@@ -6,11 +6,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <stdexcept>
 
 extern char** environ;
@@ -20,10 +20,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void say(const char* a, const char* b = "") {
-  [[maybe_unused]] ssize_t w = ::write(STDERR_FILENO, a, std::strlen(a));
-  w = ::write(STDERR_FILENO, b, std::strlen(b));
-  w = ::write(STDERR_FILENO, "\n", 1);
+// Writes "a" + "b" + errno's text to the report pipe (async-signal-safe), then exits with `code`.
+[[noreturn]] void give_up(int report, int code, const char* a, const char* b = "") {
+  const char* why = errno != 0 ? std::strerror(errno) : "";
+  for (const char* part : {a, b, errno != 0 ? ": " : "", why}) {
+    [[maybe_unused]] const ssize_t w = ::write(report, part, std::strlen(part));
+  }
+  ::_exit(code);
 }
 
 struct ChildPlan {
@@ -31,19 +34,44 @@ struct ChildPlan {
   std::vector<char*> envp;
   const char* log;
   const char* workdir;
+  const char* tmpdir;  // nullptr: keep the daemon's TMPDIR (single-user mode)
   const Account* user;
   bool switch_user;
   mode_t mask;
   pid_t daemon;
+  int report;  // write end of the report pipe (close-on-exec: it closes by itself when the program starts)
 };
+
+// The campaign's own TMPDIR: made by the child, as the user, private to it. An existing one must be a folder of
+// the user's (the user could only have made it so themselves).
+bool prepare_tmpdir(const char* dir) {
+  if (::mkdir(dir, 0700) != 0 && errno != EEXIST) return false;
+  struct stat st {};
+  if (::lstat(dir, &st) != 0) return false;
+  errno = 0;
+  return S_ISDIR(st.st_mode) && st.st_uid == ::geteuid();
+}
+
+// The log, as the user: never through a symlink, never a FIFO (whose reader would get the campaign's output and
+// could block the child), only a regular file (-2 when something else is there).
+int open_log(const char* log) {
+  const int fd = ::open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0640);
+  if (fd < 0) return -1;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return -2;
+  }
+  return fd;
+}
 
 // Child side between fork and exec: only async-signal-safe calls. Never returns.
 [[noreturn]] void exec_child(const ChildPlan& p) {
   // The identity first: nothing below (the log file, the program) may happen as root. Changing ids clears the
   // parent-death signal, so that comes after.
   if (const char* failed = become_for_good(*p.user, p.switch_user)) {
-    say("kforged: refusing to start the kforge child: could not become the campaign's user: ", failed);
-    ::_exit(126);
+    errno = 0;
+    give_up(p.report, kChildIdentityFailed, "could not become the campaign's user: ", failed);
   }
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (::getppid() != p.daemon) ::_exit(1);  // the daemon died before prctl took effect
@@ -52,53 +80,93 @@ struct ChildPlan {
   ::sigprocmask(SIG_SETMASK, &none, nullptr);  // the daemon blocks signals for its signalfd; exec keeps the mask
   ::setpgid(0, 0);
   ::umask(p.mask);
-  if (::chdir(p.workdir) != 0 && ::chdir("/") != 0) ::_exit(1);
-  int fd = ::open(p.log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
-  if (fd >= 0) {
-    ::dup2(fd, STDOUT_FILENO);
-    ::dup2(fd, STDERR_FILENO);
+  if (::chdir(p.workdir) != 0) give_up(p.report, kChildSetupFailed, "cannot enter the campaign folder ", p.workdir);
+  if (p.tmpdir && !prepare_tmpdir(p.tmpdir)) {
+    give_up(p.report, kChildSetupFailed, "cannot use the campaign's TMPDIR (a folder of the user's own) ", p.tmpdir);
   }
-  int devnull = ::open("/dev/null", O_RDONLY);
-  if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+  const int log = open_log(p.log);
+  if (log == -2) {
+    errno = 0;
+    give_up(p.report, kChildSetupFailed, "the campaign's log is not a regular file: ", p.log);
+  }
+  if (log < 0) give_up(p.report, kChildSetupFailed, "cannot open the campaign's log ", p.log);
+  const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (devnull < 0) give_up(p.report, kChildSetupFailed, "cannot open /dev/null");
+  if (::dup2(devnull, STDIN_FILENO) < 0 || ::dup2(log, STDOUT_FILENO) < 0 || ::dup2(log, STDERR_FILENO) < 0) {
+    give_up(p.report, kChildSetupFailed, "dup2 failed");
+  }
+  // Nothing else of the daemon's goes with the program (a descriptor inherited from the shell that started the
+  // daemon included): the user could take it from their own process (pidfd_getfd). The report pipe closes on exec.
+  const unsigned report = static_cast<unsigned>(p.report);
+  if (report > 3) ::close_range(3, report - 1, 0);
+  ::close_range(report + 1, ~0U, 0);
+  errno = 0;
   ::execve(p.argv[0], p.argv.data(), p.envp.data());
-  say("kforged: could not exec the kforge child: ", std::strerror(errno));
-  ::_exit(127);
+  give_up(p.report, kChildExecFailed, "could not exec the kforge child ", p.argv[0]);
 }
 
-// The daemon's environment (SLURM_CONF, PATH, ...) with the user's HOME, USER and LOGNAME.
-std::vector<std::string> child_environment(const Account& user, bool switch_user) {
+// The daemon's environment (SLURM_CONF, PATH, ...) with the user's HOME, USER and LOGNAME, and with a `tmpdir`
+// the user's own TMPDIR and no KFORGE_TIMING_LOCK (a lock shared with other users is one they could hold).
+std::vector<std::string> child_environment(const Account& user, bool switch_user, const fs::path& tmpdir) {
+  std::vector<std::string> replaced;
+  if (switch_user) replaced = {"HOME=", "USER=", "LOGNAME="};
+  if (!tmpdir.empty()) replaced.insert(replaced.end(), {"TMPDIR=", "KFORGE_TIMING_LOCK="});
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) {
     const std::string kv = *e;
-    if (switch_user && (kv.rfind("HOME=", 0) == 0 || kv.rfind("USER=", 0) == 0 || kv.rfind("LOGNAME=", 0) == 0)) {
-      continue;
+    if (std::none_of(replaced.begin(), replaced.end(), [&](const std::string& k) { return kv.rfind(k, 0) == 0; })) {
+      env.push_back(kv);
     }
-    env.push_back(kv);
   }
   if (switch_user) {
     env.push_back("HOME=" + user.home);
     env.push_back("USER=" + user.name);
     env.push_back("LOGNAME=" + user.name);
   }
+  if (!tmpdir.empty()) env.push_back("TMPDIR=" + tmpdir.string());
   return env;
 }
 
 }  // namespace
 
-pid_t spawn_child(const std::vector<std::string>& argv, const fs::path& log, const Account& user, bool switch_user,
-                  mode_t mask) {
-  std::vector<std::string> env = child_environment(user, switch_user);
+StartedChild spawn_child(const std::vector<std::string>& argv, const fs::path& log, const fs::path& tmpdir,
+                         const Account& user, bool switch_user, mode_t mask) {
+  std::vector<std::string> env = child_environment(user, switch_user, tmpdir);
   const std::string log_path = log.string();
   const std::string workdir = log.parent_path().string();
-  ChildPlan plan{{}, {}, log_path.c_str(), workdir.c_str(), &user, switch_user, mask, ::getpid()};
+  const std::string tmp = tmpdir.string();
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe failed: ") + std::strerror(errno));
+  ChildPlan plan{{},          {},   log_path.c_str(), workdir.c_str(), tmp.empty() ? nullptr : tmp.c_str(), &user,
+                 switch_user, mask, ::getpid(),       report[1]};
   for (const auto& a : argv) plan.argv.push_back(const_cast<char*>(a.c_str()));
   plan.argv.push_back(nullptr);
   for (auto& e : env) plan.envp.push_back(e.data());
   plan.envp.push_back(nullptr);
   const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  if (pid < 0) {
+    const std::string why = std::strerror(errno);
+    ::close(report[0]);
+    ::close(report[1]);
+    throw std::runtime_error("fork failed: " + why);
+  }
   if (pid == 0) exec_child(plan);
-  return pid;
+  ::close(report[1]);
+  return StartedChild{pid, report[0]};
+}
+
+std::string take_child_report(int report_fd) {
+  if (report_fd < 0) return "";
+  std::string text;
+  char buf[512];
+  // The child has ended: its end of the pipe is closed, so this read never waits.
+  for (ssize_t n; (n = ::read(report_fd, buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 || text.size() > 4096) break;
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(report_fd);
+  return text;
 }
 
 std::string describe_wait_status(int status) {
@@ -130,20 +198,6 @@ fs::path locate_kforge_binary() {
     throw std::runtime_error("kforge not found beside " + self.string() + " (install it there, or set KFORGE_BIN)");
   }
   return candidate;
-}
-
-std::string last_line_of(const fs::path& log) {
-  std::ifstream in(log, std::ios::binary);
-  if (!in) return "";
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  const std::streamoff start = size > 4096 ? size - 4096 : 0;  // the end is all we need
-  in.seekg(start);
-  std::string tail(static_cast<size_t>(size - start), '\0');
-  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
-  while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r' || tail.back() == ' ')) tail.pop_back();
-  const size_t nl = tail.rfind('\n');
-  return nl == std::string::npos ? tail : tail.substr(nl + 1);
 }
 
 }  // namespace kforge::scheduler::daemon

@@ -6,8 +6,8 @@
 
 #include <cerrno>
 
-#include "kforge/jobs/text_file.hpp"
 #include "kforge/scheduler/daemon/request.hpp"
+#include "kforge/scheduler/daemon/user_file.hpp"
 
 namespace kforge::scheduler::daemon {
 namespace fs = std::filesystem;
@@ -22,7 +22,7 @@ std::vector<Request> pending_submits(const Spool& spool) {
     struct stat st {};
     if (::lstat(file.c_str(), &st) != 0 || st.st_uid != ::geteuid()) continue;
     try {
-      Request r = decode_request(jobs::read_text_file(file), file);
+      Request r = decode_request(read_user_file(file, 4 << 20), file);
       if (r.kind == RequestKind::submit) out.push_back(std::move(r));
     } catch (const std::exception&) {
       // gone (processed meanwhile) or malformed (the daemon reports it): neither is a pending submit
@@ -72,7 +72,7 @@ void submit_campaign(const Spool& spool, const CampaignConfig& campaign, const S
   const CampaignRef c{current_user_name(), campaign.name};
   const CampaignDir dir = spool.campaign(c);
   if (campaign_visibility(spool, c) == CampaignVisibility::visible &&
-      jobs::read_text_file(dir.campaign_config()) != campaign.text) {
+      read_user_file(dir.campaign_config()) != campaign.text) {
     throw RequestRefused(dir.root().string() + " already holds a different campaign named '" + campaign.name +
                          "'; give this one another campaign.name (results of two campaigns never mix)");
   }

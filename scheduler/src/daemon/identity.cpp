@@ -2,7 +2,6 @@
 
 #include <grp.h>
 #include <pwd.h>
-#include <sys/fsuid.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -70,25 +69,6 @@ std::string describe(const Account& a) { return a.name + " (uid " + std::to_stri
 
 bool can_switch_users() { return ::geteuid() == 0; }
 
-ActingAs::ActingAs(const Account& who) {
-  if (!can_switch_users()) return;
-  // Group first: once the fsuid is not 0 the capability to pick any fsgid is gone.
-  ::setfsgid(who.gid);
-  ::setfsuid(who.uid);
-  switched_ = true;
-  // setfsuid reports the previous value, never an error: ask again to see what is in force now.
-  if (static_cast<uid_t>(::setfsuid(static_cast<uid_t>(-1))) != who.uid ||
-      static_cast<gid_t>(::setfsgid(static_cast<gid_t>(-1))) != who.gid) {
-    throw std::runtime_error("could not take the filesystem identity of " + describe(who));
-  }
-}
-
-ActingAs::~ActingAs() {
-  if (!switched_) return;
-  ::setfsuid(0);
-  ::setfsgid(0);
-}
-
 const char* become_for_good(const Account& who, bool privileged) {
   if (!privileged) return nullptr;
   if (::setgroups(who.groups.size(), who.groups.data()) != 0) return "setgroups failed";
@@ -98,6 +78,13 @@ const char* become_for_good(const Account& who, bool privileged) {
   gid_t rg = 0, eg = 0, sg = 0;
   if (::getresuid(&ru, &eu, &su) != 0 || ru != who.uid || eu != who.uid || su != who.uid) return "uid check failed";
   if (::getresgid(&rg, &eg, &sg) != 0 || rg != who.gid || eg != who.gid || sg != who.gid) return "gid check failed";
+  // No group beyond the user's own may be left (the kernel keeps them sorted: compare as sets).
+  gid_t groups[1024];
+  const int n = ::getgroups(1024, groups);
+  if (n < 0 && who.groups.size() <= 1024) return "supplementary groups check failed";
+  for (int i = 0; i < n; ++i) {
+    if (!who.in_group(groups[i])) return "a group that is not the user's was left in force";
+  }
   if (who.uid != 0 && ::setuid(0) == 0) return "root could be regained after the switch";
   return nullptr;
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kforge/jobs/record.hpp"
+#include "kforge/scheduler/daemon/visible_text.hpp"
 
 namespace kforge::scheduler::daemon {
 
@@ -34,7 +35,9 @@ void Log::write(LogLevel level, std::string_view scope, std::string_view message
   } else {
     line = jobs::iso8601_now() + " ";
   }
-  line += std::string(name) + " [" + std::string(scope) + "] " + std::string(message) + "\n";
+  // Scope and message may quote what users wrote (a request's file name, a campaign's last log line): one event
+  // stays one line, and no byte of it drives the terminal of whoever reads the log.
+  line += std::string(name) + " [" + visible(scope) + "] " + visible(message) + "\n";
   out_ << line << std::flush;  // one write per line: lines of concurrent writers never interleave mid-line
 }
 

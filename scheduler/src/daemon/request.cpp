@@ -11,6 +11,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "fields.hpp"
+
 namespace kforge::scheduler::daemon {
 namespace fs = std::filesystem;
 
@@ -20,65 +22,19 @@ constexpr const char* kMagic = "kforge-request 1";
 
 const char* kind_name(RequestKind k) { return k == RequestKind::submit ? "submit" : "cancel"; }
 
-void append_blob(std::string& out, const char* label, const std::string& blob) {
-  out += std::string(label) + " " + std::to_string(blob.size()) + "\n" + blob + "\n";
-}
-
-// Reads the protocol one line or one counted blob at a time; every error names the file.
-class Reader {
- public:
-  Reader(const std::string& text, const fs::path& file) : text_(text), file_(file) {}
-
-  std::string line() {
-    const size_t end = text_.find('\n', pos_);
-    if (end == std::string::npos) fail("ends early (a line is missing its newline)");
-    std::string l = text_.substr(pos_, end - pos_);
-    pos_ = end + 1;
-    return l;
-  }
-  std::string field(const std::string& key) {
-    const std::string l = line();
-    if (l.rfind(key + " ", 0) != 0) fail("expected '" + key + " ...', found '" + l + "'");
-    return l.substr(key.size() + 1);
-  }
-  bool peek_field(const std::string& key) const { return text_.compare(pos_, key.size() + 1, key + " ") == 0; }
-  std::string blob(const std::string& key) {
-    const std::string count = field(key);
-    size_t n = 0;
-    try {
-      n = std::stoul(count);
-    } catch (const std::exception&) {
-      fail(key + ": '" + count + "' is not a byte count");
-    }
-    if (pos_ + n + 1 > text_.size() || text_[pos_ + n] != '\n') fail(key + ": fewer than " + count + " bytes follow");
-    std::string b = text_.substr(pos_, n);
-    pos_ += n + 1;
-    return b;
-  }
-  [[noreturn]] void fail(const std::string& what) const {
-    throw std::runtime_error(file_.string() + ": malformed kforge request: " + what);
-  }
-
- private:
-  const std::string& text_;
-  const fs::path& file_;
-  size_t pos_ = 0;
-};
-
 }  // namespace
 
 std::string encode_request(const Request& r) {
   std::string out = std::string(kMagic) + "\nkind " + kind_name(r.kind) + "\nname " + r.name + "\n";
   if (r.kind == RequestKind::cancel && !r.owner.empty()) out += "owner " + r.owner + "\n";
   if (r.kind == RequestKind::submit) {
-    append_blob(out, "campaign-bytes", r.campaign_text);
-    append_blob(out, "site-bytes", r.site_text);
+    out += fields::FieldWriter().blob("campaign-bytes", r.campaign_text).blob("site-bytes", r.site_text).text();
   }
   return out;
 }
 
 Request decode_request(const std::string& text, const fs::path& file) {
-  Reader in(text, file);
+  fields::FieldReader in(text, file.string() + ": malformed kforge request");
   if (in.line() != kMagic) in.fail("the first line is not '" + std::string(kMagic) + "'");
   Request r;
   const std::string kind = in.field("kind");
@@ -104,7 +60,9 @@ Request decode_request(const std::string& text, const fs::path& file) {
 
 namespace {
 
-constexpr off_t kMaxRequestBytes = 16 << 20;  // two YAML files; anything larger is not a request
+// Two config files of at most 1 MiB each (kforge's own limit) and a few header lines; anything larger is not a
+// request.
+constexpr off_t kMaxRequestBytes = (2 << 20) + 4096;
 
 [[noreturn]] void refuse_write(const fs::path& dir, const std::string& what, int err) {
   std::string hint;
@@ -156,20 +114,36 @@ fs::path write_request(const Spool& spool, const Request& r) {
   return file;
 }
 
+namespace {
+
+// Why the opened request file cannot say who wrote it ("" when it can). Its owner is the submitter only when
+// nobody else could have written its text: a file of its own (one link, so not someone's file linked in) that no
+// group or other user may write (a group-writable file of alice's, in a shared project folder, may hold bob's
+// text: bob can write it there and move it into requests/, where it would still be alice's).
+std::string identity_problem(const struct stat& st) {
+  if (!S_ISREG(st.st_mode)) return "not a regular file";
+  if (st.st_nlink != 1) {
+    return "has " + std::to_string(st.st_nlink) + " hard links (a request is a file of its own)";
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return std::string("mode ") + mode +
+           " lets others than its owner write it, so its owner need not be its author (kforge submit writes 0600)";
+  }
+  if (st.st_size > kMaxRequestBytes) return "larger than " + std::to_string(kMaxRequestBytes) + " bytes";
+  return "";
+}
+
+}  // namespace
+
 ReceivedRequest receive_request(const fs::path& file) {
+  // requests/ is root's (mode 1733): only the file's own name is the user's, and O_NOFOLLOW refuses a symlink
+  // there; O_NONBLOCK keeps a FIFO from blocking the daemon.
   const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) throw std::runtime_error(file.string() + ": cannot open: " + std::strerror(errno));
   struct stat st {};
-  std::string why;
-  if (::fstat(fd, &st) != 0) {
-    why = std::string("fstat failed: ") + std::strerror(errno);
-  } else if (!S_ISREG(st.st_mode)) {
-    why = "not a regular file";
-  } else if (st.st_nlink != 1) {
-    why = "has " + std::to_string(st.st_nlink) + " hard links (a request is a file of its own)";
-  } else if (st.st_size > kMaxRequestBytes) {
-    why = "larger than " + std::to_string(kMaxRequestBytes) + " bytes";
-  }
+  std::string why = ::fstat(fd, &st) != 0 ? std::string("fstat failed: ") + std::strerror(errno) : identity_problem(st);
   std::string text;
   if (why.empty()) {
     text.resize(static_cast<size_t>(st.st_size));

@@ -9,11 +9,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
-#include "kforge/jobs/text_file.hpp"
-#include "kforge/scheduler/config.hpp"
+#include "kforge/scheduler/daemon/user_file.hpp"
 
 namespace kforge::scheduler::daemon {
 namespace fs = std::filesystem;
@@ -45,8 +45,15 @@ void make_owned_dir(const fs::path& p, uid_t uid, gid_t gid, mode_t mode) {
     throw SpoolError(p.string() + ": cannot give the folder to uid " + std::to_string(uid) + ": " +
                      std::strerror(errno));
   }
-  if ((st.st_mode & 07777) != mode && ::chmod(p.c_str(), mode) != 0) {
-    throw SpoolError(p.string() + ": cannot set mode " + std::to_string(mode) + ": " + std::strerror(errno));
+  // The kernel drops a setgid bit it may not set (root outside the folder's group without CAP_FSETID) without an
+  // error: the mode is read back.
+  if ((st.st_mode & 07777) != mode) {
+    errno = 0;
+    if (::chmod(p.c_str(), mode) == 0 && ::lstat(p.c_str(), &st) == 0 && (st.st_mode & 07777) == mode) return;
+    char octal[8];
+    std::snprintf(octal, sizeof octal, "%04o", static_cast<unsigned>(mode));
+    throw SpoolError(p.string() + ": cannot set mode " + octal + ": " +
+                     (errno != 0 ? std::strerror(errno) : "the kernel kept another mode (is CAP_FSETID missing?)"));
   }
 }
 
@@ -64,9 +71,10 @@ void Spool::create_layout(const SpoolPolicy& policy) const {
     make_owned_dir(root_, 0, 0, 0711);
     make_owned_dir(requests_dir(), 0, 0, 01733);
     make_owned_dir(campaigns_dir(), 0, policy.admin_group.value_or(0), policy.admin_group ? 0751 : 0711);
+    make_owned_dir(accepted_dir(), 0, 0, 0700);
     return;
   }
-  for (const fs::path& p : {root_, campaigns_dir(), requests_dir()}) {
+  for (const fs::path& p : {root_, campaigns_dir(), requests_dir(), accepted_dir()}) {
     if (::mkdir(p.c_str(), 0700) != 0 && errno != EEXIST) {
       throw SpoolError(p.string() + ": cannot create the spool folder: " + std::strerror(errno));
     }
@@ -115,7 +123,7 @@ std::vector<std::string> Spool::campaign_names(const std::string& owner) const {
   return names;
 }
 
-std::vector<CampaignRef> Spool::campaigns() const {
+std::vector<std::string> Spool::owners() const {
   std::vector<std::string> owners;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(campaigns_dir(), ec)) {
@@ -123,8 +131,13 @@ std::vector<CampaignRef> Spool::campaigns() const {
     if (is_valid_campaign_name(owner)) owners.push_back(owner);
   }
   if (ec) owners = {own_user_name()};  // campaigns/ is not listable by users (0711): their own folder only
+  std::sort(owners.begin(), owners.end());
+  return owners;
+}
+
+std::vector<CampaignRef> Spool::campaigns() const {
   std::vector<CampaignRef> out;
-  for (const std::string& owner : owners) {
+  for (const std::string& owner : owners()) {
     for (const std::string& name : campaign_names(owner)) out.push_back(CampaignRef{owner, name});
   }
   std::sort(out.begin(), out.end());
@@ -132,32 +145,41 @@ std::vector<CampaignRef> Spool::campaigns() const {
 }
 
 bool Spool::daemon_is_running() const {
-  int fd = ::open(pid_file().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return false;
-  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0;
-  ::close(fd);
-  return held;
-}
-
-StoredState read_stored_state(const Spool& spool, const CampaignRef& c) {
-  const CampaignDir dir = spool.campaign(c);
-  StoredState s;
-  s.generations_planned = load_stored_campaign(dir).search.generations;
-  s.generations_done = dir.completed_generations();
-  s.cancelled = fs::exists(spool.cancelled_marker(c));
-  if (fs::exists(spool.failed_marker(c))) {
-    s.failed = true;
-    s.failure_reason = jobs::read_text_file(spool.failed_marker(c));
-    while (!s.failure_reason.empty() && s.failure_reason.back() == '\n') s.failure_reason.pop_back();
+  if (const int fd = ::open(lock_file().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK); fd >= 0) {
+    const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0;
+    ::close(fd);
+    return held;
   }
-  return s;
+  // Not the daemon's user: the lock file is private. The pid file names the daemon; it counts while a process
+  // of that pid runs a program named kforged as the spool's owner (a pid reused since by another program does not).
+  struct stat spool_st {
+  }, proc_st{};
+  long pid = 0;
+  try {
+    pid = std::stol(read_user_file(pid_file(), 64));
+  } catch (const std::exception&) {
+    return false;
+  }
+  const fs::path proc = "/proc/" + std::to_string(pid);
+  char comm[32] = {};
+  const int fd = pid > 0 ? ::open((proc / "comm").c_str(), O_RDONLY | O_CLOEXEC) : -1;
+  if (fd < 0) return false;
+  const ssize_t n = ::read(fd, comm, sizeof comm - 1);
+  ::close(fd);
+  return n > 0 && std::string(comm) == "kforged\n" && ::stat(root_.c_str(), &spool_st) == 0 &&
+         ::stat(proc.c_str(), &proc_st) == 0 && proc_st.st_uid == spool_st.st_uid;
 }
 
-SpoolLock::SpoolLock(const Spool& spool) {
-  const fs::path file = spool.pid_file();
-  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd_ < 0) throw SpoolError(file.string() + ": cannot open the daemon's pid file: " + std::strerror(errno));
-  ::fchmod(fd_, 0644);  // whatever the umask: clients open it to see whether a daemon runs
+SpoolLock::SpoolLock(const Spool& spool) : pid_file_(spool.pid_file()) {
+  const fs::path file = spool.lock_file();
+  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+  if (fd_ < 0) throw SpoolError(file.string() + ": cannot open the daemon's lock file: " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode) || ::fchmod(fd_, 0600) != 0) {
+    ::close(fd_);
+    fd_ = -1;
+    throw SpoolError(file.string() + ": the daemon's lock file is not a regular file this daemon owns");
+  }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     std::string holder(32, '\0');
     const ssize_t n = ::pread(fd_, holder.data(), holder.size() - 1, 0);
@@ -175,10 +197,23 @@ SpoolLock::SpoolLock(const Spool& spool) {
     fd_ = -1;
     throw SpoolError(file.string() + ": cannot write the daemon's pid: " + reason);
   }
+  // The pid file for people and clients: SPOOL is the daemon's, so nobody else can have put anything there.
+  const int pid_fd = ::open(pid_file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (pid_fd < 0 || ::fchmod(pid_fd, 0644) != 0 ||
+      ::write(pid_fd, pid.data(), pid.size()) != static_cast<ssize_t>(pid.size())) {
+    const std::string reason = std::strerror(errno);
+    if (pid_fd >= 0) ::close(pid_fd);
+    ::close(fd_);
+    fd_ = -1;
+    throw SpoolError(pid_file_.string() + ": cannot write the daemon's pid file: " + reason);
+  }
+  ::close(pid_fd);
 }
 
 SpoolLock::~SpoolLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing releases the flock; the stale pid in the file is harmless
+  if (fd_ < 0) return;
+  ::unlink(pid_file_.c_str());  // while the lock is still held: no later daemon's pid file is removed
+  ::close(fd_);                 // closing releases the flock
 }
 
 }  // namespace kforge::scheduler::daemon

@@ -5,16 +5,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
+#include <cstdlib>
 #include <ostream>
 #include <set>
 #include <sstream>
 
 #include "detail/json_writer.hpp"
-#include "kforge/jobs/text_file.hpp"
 #include "kforge/scheduler/daemon/client.hpp"
 #include "kforge/scheduler/daemon/request.hpp"
-#include "kforge/scheduler/report.hpp"
+#include "kforge/scheduler/daemon/user_file.hpp"
+#include "kforge/scheduler/daemon/visible_text.hpp"
+#include "spool_entry.hpp"
 
 #ifndef KFORGE_VERSION
 #define KFORGE_VERSION "unknown"
@@ -25,74 +26,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Arrays the Slurm executor recorded for the generation in progress: lines "<job id> <array index> <target>".
-std::vector<ArrayJob> jobs_of(const CampaignDir& dir, int generation) {
-  std::ifstream in(dir.generation_dir(generation) / "slurm" / "jobs");
-  std::vector<ArrayJob> out;
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream fields(line);
-    ArrayJob a;
-    std::string index;
-    if (!(fields >> a.job)) continue;
-    fields >> index >> a.target;
-    out.push_back(a);
-  }
-  return out;
-}
-
 // "4711:hopper,4712:blackwell", or "-".
 std::string jobs_text(const std::vector<ArrayJob>& arrays) {
   std::string out;
   for (const auto& a : arrays) out += (out.empty() ? "" : ",") + a.job + (a.target.empty() ? "" : ":" + a.target);
   return out.empty() ? "-" : out;
-}
-
-double seconds_since_epoch(fs::file_time_type t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); }
-
-// The remaining generations at the mean pace so far (from generation 0's planning to the last generation file).
-double eta_seconds(const CampaignDir& dir, int done, int planned) {
-  if (done < 1) return jobs::kNaN;
-  std::error_code a, b;
-  const auto first = fs::last_write_time(dir.tasks_complete_marker(0), a);
-  const auto last = fs::last_write_time(dir.generation_file(done - 1), b);
-  if (a || b) return jobs::kNaN;
-  const double pace = (seconds_since_epoch(last) - seconds_since_epoch(first)) / done;
-  const double since_last = seconds_since_epoch(fs::file_time_type::clock::now()) - seconds_since_epoch(last);
-  return std::max(0.0, pace * (planned - done) - since_last);
-}
-
-SpoolEntry entry_for(const Spool& spool, const CampaignRef& c) {
-  SpoolEntry e;
-  e.owner = c.owner;
-  e.campaign = c.name;
-  const CampaignDir dir = spool.campaign(c);
-  e.directory = dir.root().string();
-  std::error_code ec1, ec2;
-  const bool cancelled = fs::exists(spool.cancelled_marker(c), ec1);
-  const bool failed = fs::exists(spool.failed_marker(c), ec2);
-  try {
-    if (failed) e.reason = jobs::read_text_file(spool.failed_marker(c));
-    while (!e.reason.empty() && e.reason.back() == '\n') e.reason.pop_back();
-    const CampaignReport r = build_report(dir);
-    e.generations_done = r.generations_done;
-    e.generations_planned = r.generations_planned;
-    e.tasks_done = r.current_tasks_done;
-    e.tasks = r.current_tasks;
-    e.evaluations = r.evaluations;
-    if (r.best) e.best_ms = r.best->time_median_ms;
-    const bool done = r.generations_done >= r.generations_planned;
-    e.state = done        ? CampaignState::done
-              : failed    ? CampaignState::failed
-              : cancelled ? CampaignState::cancelled
-              : r.running ? CampaignState::running
-                          : CampaignState::queued;
-    if (!done) e.jobs = jobs_of(dir, r.generations_done);
-    if (!done && !failed && !cancelled) e.eta_s = eta_seconds(dir, r.generations_done, r.generations_planned);
-  } catch (const std::exception& ex) {
-    e.state = failed ? CampaignState::failed : cancelled ? CampaignState::cancelled : CampaignState::queued;
-    e.reason = std::string("cannot read the campaign directory: ") + ex.what();
-  }
-  return e;
 }
 
 std::string format_ms(double v) {
@@ -129,7 +67,7 @@ std::vector<SpoolEntry> pending_entries(const Spool& spool, std::set<std::string
     try {
       struct stat st {};
       if (::lstat(file.c_str(), &st) != 0 || st.st_uid != ::geteuid()) continue;
-      const Request r = decode_request(jobs::read_text_file(file), file);
+      const Request r = decode_request(read_user_file(file, 4 << 20), file);
       if (r.kind != RequestKind::submit || !known.insert(me + "/" + r.name).second) continue;
       SpoolEntry e;
       e.owner = me;
@@ -160,7 +98,7 @@ std::vector<SpoolEntry> read_spool_status(const Spool& spool) {
   std::vector<SpoolEntry> entries;
   std::set<std::string> known;
   for (const CampaignRef& c : spool.campaigns()) {
-    entries.push_back(entry_for(spool, c));
+    entries.push_back(read_campaign_entry(spool, c));
     known.insert(c.key());
   }
   for (SpoolEntry& e : pending_entries(spool, known)) entries.push_back(std::move(e));
@@ -174,7 +112,7 @@ SpoolEntry read_campaign_status(const Spool& spool, const std::string& name, con
   const CampaignRef c{owner.empty() ? current_user_name() : owner, name};
   switch (campaign_visibility(spool, c)) {
     case CampaignVisibility::visible:
-      return entry_for(spool, c);
+      return read_campaign_entry(spool, c);
     case CampaignVisibility::forbidden:
       throw RequestRefused(not_visible_message(spool, c));
     case CampaignVisibility::missing:
@@ -197,13 +135,15 @@ void write_spool_table(std::ostream& out, const std::vector<SpoolEntry>& entries
     // Counts as "N of M", like `kforge status DIR`: generation numbers themselves are 0-based everywhere.
     const std::string gen = std::to_string(e.generations_done) + " of " + std::to_string(e.generations_planned);
     const std::string tasks = e.tasks ? std::to_string(e.tasks_done) + "/" + std::to_string(e.tasks) : "-";
-    std::snprintf(line, sizeof line, "%-12s %-24s %-9s %10s %9s %9d %10s %-16s %8s\n", e.owner.c_str(),
-                  e.campaign.c_str(), to_string(e.state), gen.c_str(), tasks.c_str(), e.evaluations,
-                  format_ms(e.best_ms).c_str(), jobs_text(e.jobs).c_str(), format_duration(e.eta_s).c_str());
+    // What users wrote (a FAILED marker, a Slurm ledger) is shown escaped: root's and the admins' terminals run
+    // this over every user's campaigns.
+    std::snprintf(line, sizeof line, "%-12s %-24s %-9s %10s %9s %9d %10s %-16s %8s\n", visible(e.owner).c_str(),
+                  visible(e.campaign).c_str(), to_string(e.state), gen.c_str(), tasks.c_str(), e.evaluations,
+                  format_ms(e.best_ms).c_str(), visible(jobs_text(e.jobs)).c_str(), format_duration(e.eta_s).c_str());
     out << line;
   }
   for (const auto& e : entries) {
-    if (!e.reason.empty()) out << e.campaign << ": " << e.reason << "\n";
+    if (!e.reason.empty()) out << visible(e.campaign) << ": " << visible(e.reason) << "\n";
   }
 }
 

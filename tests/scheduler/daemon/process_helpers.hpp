@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <chrono>
 #include <cstdlib>
@@ -150,6 +151,12 @@ inline bool usable_by_everyone(const fs::path& file) {
   return true;
 }
 
+// Lets every user enter and read `dir` (0755): the test users' processes reach their files below it.
+inline void open_to_every_user(const fs::path& dir) {
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                           fs::perms::others_exec);
+}
+
 // A folder holding kforge, kforged and kforge-eval that a test user can run: the build's bin/ when its path
 // allows it, else copies in `scratch`/bin (a CI checkout may sit below a private home folder).
 inline fs::path bin_dir_for_users(const fs::path& scratch) {
@@ -160,14 +167,7 @@ inline fs::path bin_dir_for_users(const fs::path& scratch) {
   const fs::path dir = scratch / "bin";
   fs::create_directories(dir);
   for (const auto& n : names) fs::copy_file(bin(n), dir / n, fs::copy_options::overwrite_existing);
-  fs::permissions(scratch, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec |
-                               fs::perms::group_read | fs::perms::others_read);
-  for (const auto& n : names) {
-    fs::permissions(dir / n, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                 fs::perms::others_read | fs::perms::others_exec);
-  }
-  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
-                           fs::perms::others_exec);
+  for (const fs::path& p : {scratch, dir, dir / names[0], dir / names[1], dir / names[2]}) open_to_every_user(p);
   return dir;
 }
 
@@ -185,16 +185,46 @@ struct Outcome {
   std::string err;
 };
 
-inline Outcome run_process(const std::vector<std::string>& argv, const fs::path& scratch, const Env& env = {},
-                           const std::optional<RunAs>& as = std::nullopt) {
+// Runs argv to its end (as `as`, when given), or kills it after `limit` and reports code -1: for commands that
+// must not hang (a status reading a hostile spool).
+inline Outcome run_bounded(const std::vector<std::string>& argv, const fs::path& scratch, const Env& env,
+                           const std::optional<RunAs>& as, std::chrono::seconds limit) {
   static int counter = 0;
-  const fs::path out = scratch / ("run-" + std::to_string(++counter) + ".out");
-  const fs::path err = scratch / ("run-" + std::to_string(counter) + ".err");
+  const fs::path out = scratch / ("bounded-" + std::to_string(++counter) + ".out");
+  const fs::path err = scratch / ("bounded-" + std::to_string(counter) + ".err");
+  const pid_t pid = start_process(argv, out, err, env, as);
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  pid_t done = 0;
+  while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   Outcome o;
-  o.code = wait_exit(start_process(argv, out, err, env, as));
+  if (done == pid) {
+    o.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  } else {
+    ::kill(pid, SIGKILL);
+    wait_exit(pid);
+    o.code = -1;  // timed out
+  }
   o.out = slurp(out);
   o.err = slurp(err);
   return o;
+}
+
+inline Outcome run_process(const std::vector<std::string>& argv, const fs::path& scratch, const Env& env = {},
+                           const std::optional<RunAs>& as = std::nullopt) {
+  return run_bounded(argv, scratch, env, as, std::chrono::hours(24));
+}
+
+// Runs `body` in a child process that is user `as` (its groups, gid and uid) and exits with what it returns.
+inline pid_t fork_as(const RunAs& as, const std::function<int()>& body) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::initgroups(as.name.c_str(), as.gid) != 0 || ::setgid(as.gid) != 0 || ::setuid(as.uid) != 0) ::_exit(126);
+    ::_exit(body());
+  }
+  return pid;
 }
 
 // Polls `condition` every 50 ms for up to `limit` (a bound on waiting for an event, not a timing assertion).

@@ -20,8 +20,7 @@ namespace {
 class MultiUserKforged : public ::testing::Test {
  protected:
   void SetUp() override {
-    fs::permissions(tmp_.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                     fs::perms::others_read | fs::perms::others_exec);
+    open_to_every_user(tmp_.path());
     bin_ = bin_dir_for_users(tmp_.path());
     // Where the wrappers record who ran them: writable by everyone, so a process of any user (root included)
     // leaves its trace.

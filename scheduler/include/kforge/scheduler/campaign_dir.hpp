@@ -56,7 +56,8 @@ struct CampaignConfig;
 CampaignConfig load_stored_campaign(const CampaignDir& dir);
 
 // The pid of the process driving the campaign now (holding DIR/kforge.lock): 0 when none, -1 when the holder's
-// pid cannot be read.
+// pid cannot be read. Throws std::runtime_error when DIR/kforge.lock is not a regular file (never followed
+// through a symlink, never blocking on a FIFO).
 long campaign_driver_pid(const CampaignDir& dir);
 
 // An exclusive flock on DIR/kforge.lock for the lifetime of the object; released by the kernel if the process

@@ -3,9 +3,9 @@
 //
 // A kforged started as root serves many users: every campaign belongs to the user who submitted it, its
 // `kforge run` child (and so its compiler, agents, candidates and Slurm jobs) runs as that user, and the daemon
-// itself touches a user's campaign folder only with that user's filesystem identity (setfsuid), so a symlink a
-// user plants in their folder cannot make root read or write anything the user could not. A kforged started as
-// an ordinary user serves that user only (single-user mode).
+// touches a user's campaign folder only through a helper process that has become that user (as_user.hpp), so
+// nothing a user plants in their folder can make root read or write anything the user could not. A kforged
+// started as an ordinary user serves that user only (single-user mode).
 #include <sys/types.h>
 
 #include <string>
@@ -33,22 +33,9 @@ std::string describe(const Account& a);  // "alice (uid 1001)"
 // True when this process may act as other users (it is root): kforged's multi-user mode.
 bool can_switch_users();
 
-// For the lifetime of the object, filesystem access (open, mkdir, chmod, ...) is checked as `who`, and files
-// created belong to `who`. A no-op without the privilege (single-user mode: the daemon is `who` already). Signals,
-// pids and everything else keep the daemon's identity. Throws std::runtime_error when the switch does not take.
-class ActingAs {
- public:
-  explicit ActingAs(const Account& who);
-  ~ActingAs();
-  ActingAs(const ActingAs&) = delete;
-  ActingAs& operator=(const ActingAs&) = delete;
-
- private:
-  bool switched_ = false;
-};
-
-// Between fork and exec (async-signal-safe): become `who` for good - supplementary groups, gid, uid - and check
-// it took: real, effective and saved ids are the user's and setuid(0) fails. Returns nullptr on success, else
+// Between fork and exec (async-signal-safe): become `who` for good - supplementary groups (the user's own only:
+// none of root's stays), gid, uid - and check it took: real, effective and saved ids are the user's, the groups
+// are the user's, and setuid(0) fails. Returns nullptr on success, else
 // what failed (the caller writes it and exits). A no-op returning nullptr when this process cannot switch.
 const char* become_for_good(const Account& who, bool privileged);
 

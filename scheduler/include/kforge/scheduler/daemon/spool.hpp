@@ -3,8 +3,12 @@
 // killed at any instant and restarted picks up exactly where it was. Modes are set by kforged at start-up:
 //                                         multi-user (kforged as root)          single-user (kforged as a user)
 //   SPOOL/                                0711 root                             0700 the daemon's user
-//   SPOOL/kforged.pid                     0644: pid of the daemon, flock-ed while it runs (one daemon per spool)
+//   SPOOL/kforged.pid                     0644: pid of the daemon (for people and `kforge status`; never locked)
+//   SPOOL/kforged.lock                    0600: flock-ed while a daemon runs (one daemon per spool); private, so no
+//                                         user can hold a lock on it that keeps the daemon from starting
 //   SPOOL/audit.log                       0600: one line per submit, cancel and refusal, with uid and user
+//   SPOOL/accepted/USER/NAME              0600 in 0700 folders: digest of the campaign.yaml the daemon accepted
+//                                         (only accepted campaigns run: a folder made by hand never does)
 //   SPOOL/requests/                       1733 root (anyone drops, nobody lists)  0700
 //   SPOOL/requests/*.req                  0600, owned by the submitter: its owner IS the submitter
 //   SPOOL/campaigns/                      0711 root (0751 root:ADMIN)           0700
@@ -13,6 +17,9 @@
 //   SPOOL/campaigns/USER/NAME/kforge.log  stdout + stderr of the `kforge run` child driving it (run as USER)
 //   SPOOL/campaigns/USER/NAME/CANCELLED   cancelled by request: never restarted (a re-submit clears it)
 //   SPOOL/campaigns/USER/NAME/FAILED      gave up after repeated failures; holds the reason (a re-submit clears it)
+//   SPOOL/campaigns/USER/.tmp/            TMPDIR of USER's campaign processes (multi-user): made by them, theirs
+// Everything below campaigns/USER is that user's and hostile input to the daemon: it reads and writes there only
+// through a helper that is the user (as_user.hpp), with user_file.hpp's rules.
 #include <sys/types.h>
 
 #include <filesystem>
@@ -62,8 +69,13 @@ class Spool {
   std::filesystem::path campaigns_dir() const { return root_ / "campaigns"; }
   std::filesystem::path requests_dir() const { return root_ / "requests"; }
   std::filesystem::path pid_file() const { return root_ / "kforged.pid"; }
+  std::filesystem::path lock_file() const { return root_ / "kforged.lock"; }
+  std::filesystem::path accepted_dir() const { return root_ / "accepted"; }
   std::filesystem::path audit_log() const { return root_ / "audit.log"; }
   std::filesystem::path user_dir(const std::string& owner) const { return campaigns_dir() / owner; }
+  // TMPDIR of the owner's campaign processes under a multi-user daemon: no other user can enter it, so no other
+  // user can hold their timing lock or take the names of their scratch folders.
+  std::filesystem::path tmp_dir(const std::string& owner) const { return user_dir(owner) / ".tmp"; }
 
   CampaignDir campaign(const CampaignRef& c) const { return CampaignDir(user_dir(c.owner) / c.name); }
   std::filesystem::path child_log(const CampaignRef& c) const { return campaign(c).root() / "kforge.log"; }
@@ -77,36 +89,26 @@ class Spool {
   void create_user_dir(const std::string& owner, uid_t uid, gid_t gid, const SpoolPolicy& policy) const;
   // Campaigns (folders holding a campaign.yaml) in every user folder this process may list, sorted.
   std::vector<CampaignRef> campaigns() const;
+  // The user folders' names in campaigns/ (valid names only), sorted; the caller's own when it cannot list them.
+  std::vector<std::string> owners() const;
   // Campaign names in SPOOL/campaigns/OWNER, sorted (empty when it is missing or not readable).
   std::vector<std::string> campaign_names(const std::string& owner) const;
-  // True while some process (a kforged) holds the flock on SPOOL/kforged.pid.
+  // True while a kforged watches the spool: whoever may open SPOOL/kforged.lock (the daemon's user) tests its
+  // flock; others look for a live process named kforged, owned by the spool's owner, at the pid in kforged.pid.
   bool daemon_is_running() const;
 
  private:
   std::filesystem::path root_;
 };
 
-// What the campaign directory says about a campaign, without any daemon's memory.
-struct StoredState {
-  int generations_done = 0;
-  int generations_planned = 0;
-  bool cancelled = false;
-  bool failed = false;
-  std::string failure_reason;  // FAILED's text
-  bool done() const { return generations_done >= generations_planned; }
-  bool finished() const { return done() || cancelled || failed; }  // nothing left for a daemon to do
-};
-
-// Reads SPOOL/campaigns/OWNER/NAME (campaign.yaml, generation files, markers). Throws std::runtime_error naming
-// the file when the directory is inconsistent.
-StoredState read_stored_state(const Spool& spool, const CampaignRef& c);
-
 // The pid written in DIR/kforge.lock while some process holds that lock (a `kforge run`, perhaps one a dead
 // daemon left that is still stopping); 0 when nobody holds it, -1 when held but the pid is unreadable.
 using kforge::scheduler::campaign_driver_pid;  // campaign_dir.hpp
 
-// An exclusive flock on SPOOL/kforged.pid holding this process's pid, for the object's lifetime (the kernel
-// releases it when the process dies, kill -9 included). Throws SpoolError naming the holder's pid.
+// An exclusive flock on SPOOL/kforged.lock (mode 0600: no other user can open it, so none can hold a lock on it
+// that keeps the daemon from starting) for the object's lifetime; the kernel releases it when the process dies,
+// kill -9 included. Writes this process's pid into it and into SPOOL/kforged.pid (0644, removed again at the end).
+// Throws SpoolError naming the holder's pid.
 class SpoolLock {
  public:
   explicit SpoolLock(const Spool& spool);
@@ -116,6 +118,7 @@ class SpoolLock {
 
  private:
   int fd_ = -1;
+  std::filesystem::path pid_file_;
 };
 
 }  // namespace kforge::scheduler::daemon
