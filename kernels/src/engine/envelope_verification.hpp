@@ -28,7 +28,7 @@ std::int64_t envelope_slots(const jobs::WorkloadSpec& workload, const BatchPolic
 
 // Wave 0 or 1 of the envelope for `workload` and `policy`, tokens from `seed`: one request per slot
 // (envelope_slots), all in flight from step 0 (a closed loop at that concurrency). Wave 0: request 0 at the longest
-// prompt and outputs, the others drawn from the workload's ranges; wave 1: the shortest prompt and outputs.
+// prompt and outputs, the others at the shortest; wave 1: half the shortest prompt and outputs (rounded up).
 WorkloadTrace envelope_trace(const jobs::WorkloadSpec& workload, const BatchPolicy& policy, std::int64_t vocab,
                              std::uint64_t seed, int wave);
 

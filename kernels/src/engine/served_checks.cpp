@@ -87,9 +87,16 @@ LogitSampler draw_sampler(std::int64_t vocab, std::uint64_t secret) {
 }
 
 WorkloadTrace fresh_trace(const jobs::WorkloadSpec& workload, std::int64_t vocab, std::uint64_t secret) {
-  jobs::WorkloadSpec w = workload;
-  w.seed = secret;
-  return make_trace(w, vocab);
+  WorkloadTrace trace = make_trace(workload, vocab);  // the lengths and arrival times every run shares
+  std::mt19937_64 rng(secret);
+  for (std::size_t i = trace.requests.size(); i > 1; --i) {  // Fisher-Yates: which request comes when
+    const auto j = static_cast<std::size_t>(uniform_in(rng(), 0, static_cast<std::int64_t>(i) - 1));
+    std::swap(trace.requests[i - 1].prompt, trace.requests[j].prompt);
+    std::swap(trace.requests[i - 1].output_tokens, trace.requests[j].output_tokens);
+  }
+  for (TraceRequest& r : trace.requests)
+    for (auto& token : r.prompt) token = static_cast<std::int32_t>(uniform_in(rng(), 0, vocab - 1));
+  return trace;
 }
 
 std::vector<std::size_t> requests_to_check(const ServingResult& run, std::uint64_t secret) {
