@@ -3,10 +3,11 @@
 namespace kforge::scheduler {
 namespace {
 
-// C = A * B, row-major fp32, as kernels/src/gemm_problem.hpp defines kforge_gemm. The driver checks sampled
-// elements against a double-precision product with kforge's own bound (gemm_problem.cpp: |c - ref| <=
-// 2 K FLT_EPSILON sum_k |a_ik b_kj| + 1e-30) and prints the median of repeated timed calls on fresh inputs.
-constexpr const char* kGemmDriver = R"(// Reruns an exported kforge gemm kernel outside kforge: ./run.sh (or: run SO M N K [REPEATS]).
+// C = A * B, row-major fp32, as kernels/core/include/kforge/kernels/gemm_problem.hpp defines kforge_gemm. The driver
+// checks sampled elements against a double-precision product with kforge's own bound (gemm_problem.cpp: |c - ref| <= 2
+// K FLT_EPSILON sum_k |a_ik b_kj| + 1e-30) and prints the median of repeated timed calls on fresh inputs.
+constexpr const char* kGemmDriver =
+    R"(// Reruns an exported kforge gemm kernel outside kforge: ./run.sh (or: run SO M N K [REPEATS]).
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -76,7 +77,8 @@ std::string rerun_script(const std::string& compiler, const std::string& id,
     const auto it = problem.find(key);
     return it == problem.end() ? std::string("256") : std::to_string(it->second);  // gemm::main_shape's default
   };
-  return "#!/bin/sh\n# Builds the kernel (build.sh) and a driver that needs nothing of kforge, then checks and times it\n"
+  return "#!/bin/sh\n# Builds the kernel (build.sh) and a driver that needs nothing of kforge, then checks and times "
+         "it\n"
          "# at the campaign's problem size.\nset -eu\ncd \"$(dirname \"$0\")\"\n./build.sh\n" +
          compiler + " -O2 -std=c++17 -o run run.cpp -ldl\n./run ./" + id + ".so " + size("M") + " " + size("N") + " " +
          size("K") + " \"$@\"\n";

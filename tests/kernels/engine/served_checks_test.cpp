@@ -1,4 +1,4 @@
-// What keeps an engine honest under the clock, piece by piece (kernels/src/engine/served_checks.hpp,
+// What keeps an engine honest under the clock, piece by piece (kernels/engine/include/kforge/engine/served_checks.hpp,
 // envelope_verification.hpp, physical_floor.hpp, ReferenceEngine::teacher_forced): each test could fail.
 #include <gtest/gtest.h>
 
@@ -8,12 +8,12 @@
 #include <memory>
 #include <set>
 
-#include "engine/engine_tolerance.hpp"
-#include "engine/envelope_verification.hpp"
-#include "engine/physical_floor.hpp"
-#include "engine/served_checks.hpp"
-#include "engine/serving_verdict.hpp"
 #include "engine_model_support.hpp"
+#include "kforge/engine/engine_tolerance.hpp"
+#include "kforge/engine/envelope_verification.hpp"
+#include "kforge/engine/physical_floor.hpp"
+#include "kforge/engine/served_checks.hpp"
+#include "kforge/engine/serving_verdict.hpp"
 
 namespace kforge::kernels::engine {
 namespace {
