@@ -1,6 +1,8 @@
 // The candidate process on its own: what it inherits, how it is confined, how its failures are named.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
@@ -78,6 +80,59 @@ TEST_F(CandidateProcessTest, TheHarnessTimesEachCall) {
   const double ms = process.call({}, buffers);
   EXPECT_GT(ms, 0.0);
   EXPECT_LT(ms, 10'000.0);
+}
+
+// The kernel sends SIGHUP then SIGCONT to a process group with a stopped member when the group becomes orphaned:
+// when the last member whose parent is in another group of the same session exits. A candidate process is stopped
+// between calls, so a harness whose group loses that link (a wrapper that exits early, a job-control shell) lost its
+// candidate with "killed by SIGHUP when called" (bench/engine_vs_peers at SmolLM-135M's size). Here the link is made
+// to go: session S (process a), group P (process link, whose parent a is in S's other group), the harness in P.
+TEST_F(CandidateProcessTest, AStoppedCandidateOutlivesItsHarnessGroupBecomingOrphaned) {
+  int ready[2], result[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  ASSERT_EQ(::pipe(result), 0);
+  const pid_t a = ::fork();
+  ASSERT_GE(a, 0);
+  if (a == 0) {
+    ::setsid();
+    const pid_t link = ::fork();
+    if (link == 0) {
+      ::setpgid(0, 0);
+      const pid_t harness = ::fork();
+      if (harness == 0) {
+        std::string outcome = "ok";
+        try {
+          CandidateProcess process(nullptr, &signal_parent, scratch_);
+          int could = -1;
+          const std::array<CallBuffer, 1> buffers{CallBuffer{&could, sizeof could}};
+          process.call({}, buffers);  // now stopped between calls
+          (void)!::write(ready[1], "r", 1);
+          while (::getppid() == link) ::usleep(1000);  // the link is gone: the group is orphaned
+          ::usleep(100'000);
+          process.call({}, buffers);
+        } catch (const std::exception& e) {
+          outcome = e.what();
+        }
+        (void)!::write(result[1], outcome.data(), outcome.size());
+        ::_exit(0);
+      }
+      char byte = 0;
+      (void)!::read(ready[0], &byte, 1);
+      ::_exit(0);
+    }
+    ::waitpid(link, nullptr, 0);
+    ::_exit(0);
+  }
+  ::close(result[1]);
+  ::close(ready[0]);
+  ::close(ready[1]);
+  ASSERT_EQ(::waitpid(a, nullptr, 0), a);
+  pollfd wait{result[0], POLLIN, 0};
+  ASSERT_EQ(::poll(&wait, 1, 60'000), 1) << "the harness never reported";
+  char text[512] = {};
+  ASSERT_GT(::read(result[0], text, sizeof text - 1), 0);
+  ::close(result[0]);
+  EXPECT_STREQ(text, "ok");
 }
 
 }  // namespace
