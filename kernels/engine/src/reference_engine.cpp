@@ -34,8 +34,9 @@ std::vector<double> rms_norm(const std::vector<double>& x, const double* gamma, 
 
 }  // namespace
 
-ReferenceEngine::ReferenceEngine(const jobs::ModelSpec& model, const Weights& weights, int max_slots, int max_context)
-    : model_(model), max_context_(max_context) {
+ReferenceEngine::ReferenceEngine(const jobs::ModelSpec& model, const Weights& weights, int max_slots, int max_context,
+                                 ReferenceArithmetic arithmetic)
+    : model_(model), max_context_(max_context), arithmetic_(arithmetic) {
   const std::vector<TensorInfo> expected = tensor_list(model);
   if (weights.tensors != expected || weights.offsets.size() != expected.size())
     throw std::invalid_argument("reference engine: the weights do not hold this model's tensors");
@@ -85,13 +86,6 @@ void ReferenceEngine::reset(Slot& slot) const {
     if (!layers_[l].attention) slot.state[l].assign(static_cast<std::size_t>(model_.heads) * D * D, 0.0);
 }
 
-void ReferenceEngine::timed(int op, const auto& work) {
-  const auto start = std::chrono::steady_clock::now();
-  work();
-  seconds_[static_cast<std::size_t>(op)] +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 std::vector<double> ReferenceEngine::step(const std::vector<SeqDesc>& seqs, const std::vector<std::int32_t>& tokens) {
   // Everything is checked before any slot changes, so a refused step leaves the engine as it was.
   std::int64_t total = 0;
@@ -116,11 +110,13 @@ std::vector<double> ReferenceEngine::step(const std::vector<SeqDesc>& seqs, cons
     if (t < 0 || t >= model_.vocab)
       throw std::invalid_argument("reference engine: token " + std::to_string(t) + " out of range");
   seconds_.fill(0.0);
+  for (const auto& s : seqs)
+    if (s.start_position == 0) reset(slots_[static_cast<std::size_t>(s.slot)]);
+  if (arithmetic_ == ReferenceArithmetic::blocked) return step_blocked(seqs, tokens);
   std::vector<double> logits(seqs.size() * static_cast<std::size_t>(model_.vocab));
   std::size_t next = 0;
   for (std::size_t i = 0; i < seqs.size(); ++i) {
     Slot& slot = slots_[static_cast<std::size_t>(seqs[i].slot)];
-    if (seqs[i].start_position == 0) reset(slot);
     for (std::int64_t t = 0; t < seqs[i].token_count; ++t, ++next)
       forward_token(slot, tokens[next], t + 1 == seqs[i].token_count ? logits.data() + i * model_.vocab : nullptr);
   }

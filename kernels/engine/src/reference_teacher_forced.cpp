@@ -1,32 +1,19 @@
 // ReferenceEngine::teacher_forced: whole sequences through the reference model at once. The projections of all
 // tokens are one double matrix product each (OpenBLAS dgemm, blocked and vectorised); norms, RoPE, attention and
 // the KDA recurrence are reference_math.hpp's, per token in position order, as step() does them.
-#include <cblas.h>
-
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
 #include "kforge/engine/reference_engine.hpp"
 #include "kforge/engine/reference_math.hpp"
+#include "reference_blas.hpp"
 
 namespace kforge::kernels::engine {
 namespace {
 
-// Y [n x out] = X [n x in] W^T, W stored [out][in] as Hugging Face stores it; Y += when accumulate.
-void project(const double* x, std::int64_t n, std::int64_t in, const double* w, std::int64_t out, double* y,
-             bool accumulate = false) {
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(n), static_cast<blasint>(out),
-              static_cast<blasint>(in), 1.0, x, static_cast<blasint>(in), w, static_cast<blasint>(in),
-              accumulate ? 1.0 : 0.0, y, static_cast<blasint>(out));
-}
-
-void norm_rows(const std::vector<double>& x, const double* gamma, double eps, std::int64_t width,
-               std::vector<double>& out) {
-  out.resize(x.size());
-  for (std::size_t r = 0; r < x.size() / static_cast<std::size_t>(width); ++r)
-    reference_math::rms_norm(x.data() + r * width, gamma, eps, width, out.data() + r * width);
-}
+using reference_blas::norm_rows;
+using reference_blas::project;
 
 std::size_t total_tokens(std::span<const ForcedSequence> seqs) {
   std::size_t n = 0;
@@ -120,7 +107,7 @@ std::vector<std::vector<double>> ReferenceEngine::teacher_forced(std::span<const
     norm_rows(x, w_.data() + layer.post_norm, model_.norm_eps, H, h);
     project(h.data(), n, H, w_.data() + layer.gate, F, gate.data());
     project(h.data(), n, H, w_.data() + layer.up, F, up.data());
-    for (std::size_t j = 0; j < gate.size(); ++j) gate[j] = gate[j] * reference_math::sigmoid(gate[j]) * up[j];
+    reference_blas::swiglu(gate, up);
     project(gate.data(), n, F, w_.data() + layer.down, H, x.data(), true);
   }
   std::vector<std::vector<double>> out;

@@ -1,9 +1,11 @@
 #pragma once
-// The double-precision reference engine: the model of docs/engines.md computed naively, token by token, in
-// double (and, to check whole requests quickly, all tokens at once: teacher_forced). Every candidate's logits are
+// The double-precision reference engine: the model of docs/engines.md computed in double, a step's tokens at once
+// (or naively, token by token: ReferenceArithmetic::scalar), and, to check whole requests quickly, whole sequences at
+// once (teacher_forced). Every candidate's logits are
 // checked against it (engine_tolerance.hpp), and it is the "reference" baseline of the serving measurement
 // (reference_engine_entry runs it behind the candidate ABI).
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -27,10 +29,16 @@ struct ForcedSequence {
   std::int64_t first_row = 0;  // logits of positions first_row .. tokens.size() - 1
 };
 
+// How step() computes: every token of a step through each layer together, each projection one double matrix
+// product (blocked, the default), or token by token with naive loops (scalar: the plainest statement of the math,
+// which tests hold the blocked arithmetic to).
+enum class ReferenceArithmetic { blocked, scalar };
+
 class ReferenceEngine {
  public:
   // Throws std::invalid_argument for an unusable model or sizes (check_model, max_slots/max_context < 1).
-  ReferenceEngine(const jobs::ModelSpec& model, const Weights& weights, int max_slots, int max_context);
+  ReferenceEngine(const jobs::ModelSpec& model, const Weights& weights, int max_slots, int max_context,
+                  ReferenceArithmetic arithmetic = ReferenceArithmetic::blocked);
 
   // kStep's semantics: tokens holds each sequence's tokens in order; returns the logits of the last token of each
   // sequence, S * vocab. Throws std::invalid_argument for a bad slot, a start_position that does not continue the
@@ -61,10 +69,20 @@ class ReferenceEngine {
     std::vector<std::vector<double>> state;  // per layer: [heads][head_dim][head_dim] (KDA layers)
   };
   void reset(Slot& slot) const;
+  std::vector<double> step_blocked(const std::vector<SeqDesc>& seqs, const std::vector<std::int32_t>& tokens);
+  void step_attention(const Layer& layer, std::size_t l, const std::vector<SeqDesc>& seqs, const std::vector<double>& h,
+                      std::vector<double>& mixed);
+  void step_kda(const Layer& layer, std::size_t l, const std::vector<SeqDesc>& seqs, const std::vector<double>& h,
+                std::vector<double>& mixed);
   void forward_token(Slot& slot, std::int32_t token, double* logits);
   void attention(const Layer& layer, std::size_t l, Slot& slot, const std::vector<double>& h, std::vector<double>& out);
   void kda(const Layer& layer, std::size_t l, Slot& slot, const std::vector<double>& h, std::vector<double>& out);
-  void timed(int op, const auto& work);
+  void timed(int op, const auto& work) {  // adds work()'s seconds to operator class op
+    const auto start = std::chrono::steady_clock::now();
+    work();
+    seconds_[static_cast<std::size_t>(op)] +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
   // teacher_forced's token mixers: every token's mixer output (rows of heads * head_dim) from its normalised input.
   void forced_attention(const Layer& layer, std::span<const ForcedSequence> seqs, const std::vector<double>& h,
                         std::vector<double>& mixed) const;
@@ -77,6 +95,7 @@ class ReferenceEngine {
   std::size_t embed_ = 0, final_norm_ = 0, lm_head_ = 0;
   std::vector<Slot> slots_;
   int max_context_ = 0;
+  ReferenceArithmetic arithmetic_ = ReferenceArithmetic::blocked;
   std::array<double, kOperatorCount> seconds_{};
 };
 
