@@ -23,6 +23,7 @@
 #include "engine/engine_call.hpp"
 #include "engine/engine_template.hpp"
 #include "kforge/engine/engine_tolerance.hpp"
+#include "kforge/engine/model_folder.hpp"
 #include "kforge/engine/model_weights.hpp"
 #include "kforge/engine/reference_engine.hpp"
 #include "kforge/engine/served_checks.hpp"
@@ -144,7 +145,7 @@ int main(int argc, char** argv) try {
   jobs::ModelSpec model;
   jobs::WorkloadSpec workload;
   model.architecture = "llama";
-  std::string genome_text, source_file, weights_out, trace_out, logits_out, concurrency_list = "1,8";
+  std::string model_dir, genome_text, source_file, weights_out, trace_out, logits_out, concurrency_list = "1,8";
   bool untied = false, reference = false;
   int runs = 1;
   po::options_description opts("engine_serve: one kforge engine serving a model's trace (bench/README.md)");
@@ -162,6 +163,8 @@ int main(int argc, char** argv) try {
       "norm-eps", po::value(&model.norm_eps)->default_value(1e-5), "")(
       "weight-seed", po::value(&model.weight_seed)->default_value(1), "random weights from this seed")(
       "weights", po::value(&model.weights_file), "serve these weights (safetensors or HDF5) instead")(
+      "model", po::value(&model_dir),
+      "a Hugging Face model folder: its config.json and weights replace every option above")(
       "trace-seed", po::value(&workload.seed)->default_value(1), "")(
       "requests", po::value(&workload.requests)->default_value(16), "")(
       "prompt-min", po::value(&workload.prompt_min)->default_value(32), "")(
@@ -186,6 +189,7 @@ int main(int argc, char** argv) try {
   }
   po::notify(vm);
   model.tied_embeddings = !untied;
+  if (!model_dir.empty()) model = model_from_folder(std::filesystem::absolute(model_dir).lexically_normal());
   check_model(model);
   std::vector<std::int64_t> concurrencies;
   for (std::stringstream in(concurrency_list); in.good();) {

@@ -51,21 +51,29 @@ EngineSpec read_engine(const Reader& r) {
   EngineSpec e;
   const Reader m = r.sub("model");
   e.model.architecture = m.get<std::string>("architecture");
-  for (auto [key, field] : {std::pair{"layers", &ModelSpec::layers}, {"hidden", &ModelSpec::hidden},
-                            {"heads", &ModelSpec::heads}, {"kv_heads", &ModelSpec::kv_heads},
-                            {"head_dim", &ModelSpec::head_dim}, {"mlp_hidden", &ModelSpec::mlp_hidden},
-                            {"vocab", &ModelSpec::vocab}, {"attention_every", &ModelSpec::attention_every}})
+  for (auto [key, field] : {std::pair{"layers", &ModelSpec::layers},
+                            {"hidden", &ModelSpec::hidden},
+                            {"heads", &ModelSpec::heads},
+                            {"kv_heads", &ModelSpec::kv_heads},
+                            {"head_dim", &ModelSpec::head_dim},
+                            {"mlp_hidden", &ModelSpec::mlp_hidden},
+                            {"vocab", &ModelSpec::vocab},
+                            {"attention_every", &ModelSpec::attention_every}})
     e.model.*field = m.get<std::int64_t>(key);
   e.model.tied_embeddings = m.get<bool>("tied_embeddings");
   e.model.rope_theta = m.get<double>("rope_theta");
   e.model.norm_eps = m.get<double>("norm_eps");
   e.model.weight_seed = m.get<std::uint64_t>("weight_seed");
   e.model.weights_file = m.get<std::string>("weights_file");
+  if (m.has("path")) e.model.path = m.get<std::string>("path");  // absent in manifests written before folders
   const Reader w = r.sub("workload");
   e.workload.seed = w.get<std::uint64_t>("seed");
-  for (auto [key, field] : {std::pair{"requests", &WorkloadSpec::requests}, {"prompt_min", &WorkloadSpec::prompt_min},
-                            {"prompt_max", &WorkloadSpec::prompt_max}, {"output_min", &WorkloadSpec::output_min},
-                            {"output_max", &WorkloadSpec::output_max}, {"concurrency", &WorkloadSpec::concurrency}})
+  for (auto [key, field] : {std::pair{"requests", &WorkloadSpec::requests},
+                            {"prompt_min", &WorkloadSpec::prompt_min},
+                            {"prompt_max", &WorkloadSpec::prompt_max},
+                            {"output_min", &WorkloadSpec::output_min},
+                            {"output_max", &WorkloadSpec::output_max},
+                            {"concurrency", &WorkloadSpec::concurrency}})
     e.workload.*field = w.get<std::int64_t>(key);
   e.workload.arrival_rate = w.get<double>("arrival_rate");
   e.workload.objective = w.get<std::string>("objective");

@@ -34,30 +34,41 @@ bool literal_block_round_trips(const std::string& text) {
 }
 
 void emit_source(YAML::Emitter& out, const std::string& source) {
-  if (literal_block_round_trips(source)) out << YAML::Literal << source;
-  else out << YAML::DoubleQuoted << source;
+  if (literal_block_round_trips(source))
+    out << YAML::Literal << source;
+  else
+    out << YAML::DoubleQuoted << source;
 }
 
 void emit_engine(YAML::Emitter& out, const EngineSpec& e) {
   const ModelSpec& m = e.model;
   out << YAML::BeginMap << YAML::Key << "model" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "architecture" << YAML::Value << m.architecture;
-  for (const auto& [key, value] : {std::pair{"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads},
-                                   {"kv_heads", m.kv_heads}, {"head_dim", m.head_dim}, {"mlp_hidden", m.mlp_hidden},
-                                   {"vocab", m.vocab}, {"attention_every", m.attention_every}})
+  for (const auto& [key, value] : {std::pair{"layers", m.layers},
+                                   {"hidden", m.hidden},
+                                   {"heads", m.heads},
+                                   {"kv_heads", m.kv_heads},
+                                   {"head_dim", m.head_dim},
+                                   {"mlp_hidden", m.mlp_hidden},
+                                   {"vocab", m.vocab},
+                                   {"attention_every", m.attention_every}})
     out << YAML::Key << key << YAML::Value << value;
   out << YAML::Key << "tied_embeddings" << YAML::Value << m.tied_embeddings;
   out << YAML::Key << "rope_theta" << YAML::Value << m.rope_theta;
   out << YAML::Key << "norm_eps" << YAML::Value << m.norm_eps;
   out << YAML::Key << "weight_seed" << YAML::Value << m.weight_seed;
   out << YAML::Key << "weights_file" << YAML::Value << m.weights_file;
+  out << YAML::Key << "path" << YAML::Value << m.path;
   out << YAML::EndMap;
   const WorkloadSpec& w = e.workload;
   out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "seed" << YAML::Value << w.seed;
-  for (const auto& [key, value] : {std::pair{"requests", w.requests}, {"prompt_min", w.prompt_min},
-                                   {"prompt_max", w.prompt_max}, {"output_min", w.output_min},
-                                   {"output_max", w.output_max}, {"concurrency", w.concurrency}})
+  for (const auto& [key, value] : {std::pair{"requests", w.requests},
+                                   {"prompt_min", w.prompt_min},
+                                   {"prompt_max", w.prompt_max},
+                                   {"output_min", w.output_min},
+                                   {"output_max", w.output_max},
+                                   {"concurrency", w.concurrency}})
     out << YAML::Key << key << YAML::Value << value;
   out << YAML::Key << "arrival_rate" << YAML::Value << w.arrival_rate;
   out << YAML::Key << "objective" << YAML::Value << w.objective;

@@ -103,12 +103,13 @@ void check_space_satisfiable(const CampaignConfig& campaign, const SearchSpace& 
 // baseline would otherwise fail alike, after the whole generation was planned and submitted.
 void check_engine_weights(const CampaignConfig& campaign) {
   const jobs::ModelSpec& model = campaign.eval.engine.model;
-  if (campaign.eval.engine.empty() || model.weights_file.empty()) return;
+  if (campaign.eval.engine.empty() || (model.weights_file.empty() && model.path.empty())) return;
+  const std::string key = model.path.empty() ? "model.weights" : "model.path";
   try {
-    kernels::engine::load_weights(model);
+    kernels::engine::check_weights(model);
   } catch (const std::exception& e) {
-    throw ConfigError(campaign.location_of("model.weights"), "model.weights", e.what(),
-                      "a file with every tensor of the model, named and shaped as docs/engines.md lists");
+    throw ConfigError(campaign.location_of(key), key, e.what(),
+                      "every tensor of the model, named and shaped as docs/engines.md lists, in F32, BF16 or F16");
   }
 }
 

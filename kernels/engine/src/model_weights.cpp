@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "kforge/engine/model_folder.hpp"
+
 namespace kforge::kernels::engine {
 
 std::int64_t TensorInfo::elements() const {
@@ -145,7 +147,7 @@ Weights random_weights(const jobs::ModelSpec& model) {
   return w;
 }
 
-void check_file_tensors(const std::string& path, const std::vector<TensorInfo>& expected,
+void check_file_tensors(const std::string& where, const std::vector<TensorInfo>& expected,
                         const std::vector<TensorInfo>& found) {
   auto find = [](const std::vector<TensorInfo>& list, const std::string& name) -> const TensorInfo* {
     for (const auto& t : list)
@@ -155,24 +157,37 @@ void check_file_tensors(const std::string& path, const std::vector<TensorInfo>& 
   for (const auto& want : expected) {
     const TensorInfo* have = find(found, want.name);
     if (have == nullptr)
-      throw std::runtime_error("weights file " + path + ": tensor " + want.name + " is missing (expected shape " +
-                               want.shape_text() + ", found none)");
+      throw std::runtime_error(where + ": tensor " + want.name + " is missing (expected shape " + want.shape_text() +
+                               ", found none)");
     if (have->shape != want.shape)
-      throw std::runtime_error("weights file " + path + ": tensor " + want.name + " has shape " + have->shape_text() +
-                               ", expected " + want.shape_text());
+      throw std::runtime_error(where + ": tensor " + want.name + " has shape " + have->shape_text() + ", expected " +
+                               want.shape_text());
   }
-  for (const auto& have : found)
-    if (find(expected, have.name) == nullptr)
-      throw std::runtime_error("weights file " + path + ": tensor " + have.name + " (shape " + have.shape_text() +
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    if (find(expected, found[i].name) == nullptr)
+      throw std::runtime_error(where + ": tensor " + found[i].name + " (shape " + found[i].shape_text() +
                                ") is not part of the model (expected shape: none)");
+    for (std::size_t j = 0; j < i; ++j)
+      if (found[j].name == found[i].name) throw std::runtime_error(where + ": tensor " + found[i].name + " twice");
+  }
 }
 
 Weights load_weights(const jobs::ModelSpec& model) {
+  if (!model.path.empty())
+    return load_safetensors_files(model_weight_files(model.path), model, "model folder " + model.path);
   const std::string& path = model.weights_file;
   if (path.empty()) return random_weights(model);
   if (ends_with(path, ".safetensors")) return load_safetensors(path, model);
   if (ends_with(path, ".h5") || ends_with(path, ".hdf5")) return load_weights_h5(path, model);
   throw std::runtime_error("weights file " + path + ": unknown format (expected .safetensors, .h5 or .hdf5)");
+}
+
+void check_weights(const jobs::ModelSpec& model) {
+  if (!model.path.empty())
+    return check_safetensors_files(model_weight_files(model.path), model, "model folder " + model.path);
+  if (ends_with(model.weights_file, ".safetensors"))
+    return check_safetensors_files({model.weights_file}, model, "weights file " + model.weights_file);
+  if (!model.weights_file.empty()) load_weights(model);
 }
 
 }  // namespace kforge::kernels::engine

@@ -57,7 +57,7 @@ Weights load_weights_h5(const std::string& path, const jobs::ModelSpec& model) {
     KFORGE_H5(H5Sget_simple_extent_dims(space, dims.data(), nullptr));
     found.push_back({name, std::vector<std::int64_t>(dims.begin(), dims.end())});
   }
-  check_file_tensors(path, expected, found);
+  check_file_tensors("weights file " + path, expected, found);
   Weights w = empty_weights(model);
   for (const auto& t : expected) {
     Handle set(KFORGE_H5(H5Dopen2(file, t.name.c_str(), H5P_DEFAULT)), H5Dclose);

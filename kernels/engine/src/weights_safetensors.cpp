@@ -1,6 +1,7 @@
 // safetensors files (https://huggingface.co/docs/safetensors): an 8-byte little-endian header length, a JSON header
 // {name: {dtype, shape, data_offsets: [begin, end]}, "__metadata__": {...}}, then the tensor bytes (offsets
-// relative to the end of the header). F32 and BF16 are read; F32 is written.
+// relative to the end of the header). F32, BF16 and F16 are read, from one file or the shards of a model folder;
+// F32 is written.
 #include <bit>
 #include <cstring>
 #include <fstream>
@@ -18,73 +19,144 @@ std::uint64_t read_le64(const unsigned char* p) {
   return v;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("weights file " + path + ": cannot open it");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw std::runtime_error("weights file " + path + ": read error");
-  return bytes;
+float bf16_to_float(std::uint16_t bits) { return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16); }
+
+// IEEE half to float, subnormals, infinities and NaN included.
+float f16_to_float(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  std::uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+  if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+  if (exponent == 0) {
+    if (mantissa == 0) return std::bit_cast<float>(sign);
+    std::uint32_t shift = 0;
+    while ((mantissa & 0x400u) == 0) {
+      mantissa <<= 1;
+      ++shift;
+    }
+    return std::bit_cast<float>(sign | ((113 - shift) << 23) | ((mantissa & 0x3ffu) << 13));
+  }
+  return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
 }
 
-float bf16_to_float(std::uint16_t bits) { return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16); }
+std::size_t dtype_width(const std::string& dtype) {
+  return dtype == "F32" ? 4 : (dtype == "BF16" || dtype == "F16") ? 2 : 0;
+}
+
+struct Entry {
+  std::string dtype;
+  std::uint64_t begin = 0, end = 0;
+};
+
+// One safetensors file's header, every entry checked (dtype, offsets inside the file) before any tensor is read; the
+// tensor bytes are read one tensor at a time, so a model folder of several GB never sits in memory twice.
+class SafetensorsFile {
+ public:
+  explicit SafetensorsFile(const std::string& file) : path_(file), in_(file, std::ios::binary) {
+    if (!in_) throw fail("cannot open it");
+    in_.seekg(0, std::ios::end);
+    const auto size = static_cast<std::uint64_t>(in_.tellg());
+    if (size < 8) throw fail("too short for a safetensors header");
+    unsigned char len[8];
+    read_at(0, len, 8);
+    const std::uint64_t header_len = read_le64(len);
+    if (header_len > size - 8 || header_len > (std::uint64_t{100} << 20))
+      throw fail("header length " + std::to_string(header_len) + " exceeds the file (or 100 MiB)");
+    std::string text(header_len, '\0');
+    read_at(8, text.data(), header_len);
+    nlohmann::json header;
+    try {
+      header = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+      throw fail(std::string("header is not JSON: ") + e.what());
+    }
+    if (!header.is_object()) throw fail("header is not a JSON object");
+    data_start_ = 8 + header_len;
+    for (const auto& [name, info] : header.items())
+      if (name != "__metadata__") add_entry(name, info, size - data_start_);
+  }
+
+  const std::vector<TensorInfo>& tensors() const { return tensors_; }
+
+  // Tensor i widened to float32 into `out` (its elements() floats).
+  void copy(std::size_t i, float* out) {
+    const Entry& e = entries_[i];
+    const std::size_t width = dtype_width(e.dtype), count = static_cast<std::size_t>(tensors_[i].elements());
+    if (width == 4) {
+      read_at(data_start_ + e.begin, out, e.end - e.begin);  // little-endian file, little-endian host
+      return;
+    }
+    std::vector<std::uint16_t> bits(count);
+    read_at(data_start_ + e.begin, bits.data(), e.end - e.begin);
+    for (std::size_t k = 0; k < count; ++k) out[k] = e.dtype == "BF16" ? bf16_to_float(bits[k]) : f16_to_float(bits[k]);
+  }
+
+ private:
+  std::runtime_error fail(const std::string& what) const {
+    return std::runtime_error("weights file " + path_ + ": " + what);
+  }
+
+  void read_at(std::uint64_t offset, void* to, std::uint64_t bytes) {
+    in_.seekg(static_cast<std::streamoff>(offset));
+    in_.read(static_cast<char*>(to), static_cast<std::streamsize>(bytes));
+    if (!in_) throw fail("read error at byte " + std::to_string(offset));
+  }
+
+  void add_entry(const std::string& name, const nlohmann::json& info, std::uint64_t data_size) {
+    Entry e;
+    try {
+      tensors_.push_back({name, info.at("shape").get<std::vector<std::int64_t>>()});
+      const auto offsets = info.at("data_offsets").get<std::vector<std::uint64_t>>();
+      if (offsets.size() != 2) throw fail("tensor " + name + ": data_offsets must hold two numbers");
+      e = {info.at("dtype").get<std::string>(), offsets[0], offsets[1]};
+    } catch (const nlohmann::json::exception& ex) {
+      throw fail("tensor " + name + ": bad header entry (" + ex.what() + ")");
+    }
+    const TensorInfo& t = tensors_.back();
+    std::int64_t elements = 1;  // bounded at every factor, so a hostile header cannot overflow the product
+    for (std::int64_t d : t.shape) {
+      if (d < 0 || d > (std::int64_t{1} << 40) || (d > 0 && elements > (std::int64_t{1} << 40) / d))
+        throw fail("tensor " + name + ": shape " + t.shape_text() + " is larger than 2^40 elements");
+      elements *= d;
+    }
+    const std::size_t width = dtype_width(e.dtype);
+    if (width == 0) throw fail("tensor " + name + ": dtype " + e.dtype + " is not supported (F32, BF16 or F16)");
+    const std::uint64_t want = static_cast<std::uint64_t>(t.elements()) * width;
+    if (e.begin > e.end || e.end > data_size || e.end - e.begin != want)
+      throw fail("tensor " + name + ": data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
+                 ") do not hold " + std::to_string(want) + " bytes of " + e.dtype + " inside the file");
+    entries_.push_back(e);
+  }
+
+  std::string path_;
+  std::ifstream in_;
+  std::uint64_t data_start_ = 0;
+  std::vector<TensorInfo> tensors_;
+  std::vector<Entry> entries_;
+};
 
 }  // namespace
 
 Weights load_safetensors(const std::string& path, const jobs::ModelSpec& model) {
-  const std::string bytes = read_file(path);
-  auto fail = [&](const std::string& what) { return std::runtime_error("weights file " + path + ": " + what); };
-  if (bytes.size() < 8) throw fail("too short for a safetensors header");
-  const std::uint64_t header_len = read_le64(reinterpret_cast<const unsigned char*>(bytes.data()));
-  if (header_len > bytes.size() - 8) throw fail("header length " + std::to_string(header_len) + " exceeds the file");
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(bytes.substr(8, header_len));
-  } catch (const nlohmann::json::exception& e) {
-    throw fail(std::string("header is not JSON: ") + e.what());
+  return load_safetensors_files({path}, model, "weights file " + path);
+}
+
+void check_safetensors_files(const std::vector<std::string>& paths, const jobs::ModelSpec& model,
+                             const std::string& shown) {
+  std::vector<TensorInfo> found;  // every file's tensors, to check the union
+  for (const std::string& path : paths) {
+    const SafetensorsFile file(path);
+    found.insert(found.end(), file.tensors().begin(), file.tensors().end());
   }
-  if (!header.is_object()) throw fail("header is not a JSON object");
-  const std::size_t data_start = 8 + header_len, data_size = bytes.size() - data_start;
-  struct Entry {
-    std::string dtype;
-    std::uint64_t begin = 0, end = 0;
-  };
-  std::vector<TensorInfo> found;
-  std::vector<Entry> entries;
-  for (const auto& [name, info] : header.items()) {
-    if (name == "__metadata__") continue;
-    try {
-      TensorInfo t{name, info.at("shape").get<std::vector<std::int64_t>>()};
-      const auto offsets = info.at("data_offsets").get<std::vector<std::uint64_t>>();
-      if (offsets.size() != 2) throw fail("tensor " + name + ": data_offsets must hold two numbers");
-      entries.push_back({info.at("dtype").get<std::string>(), offsets[0], offsets[1]});
-      found.push_back(std::move(t));
-    } catch (const nlohmann::json::exception& e) {
-      throw fail("tensor " + name + ": bad header entry (" + e.what() + ")");
-    }
-  }
-  const std::vector<TensorInfo> expected = tensor_list(model);
-  check_file_tensors(path, expected, found);
+  check_file_tensors(shown, tensor_list(model), found);
+}
+
+Weights load_safetensors_files(const std::vector<std::string>& paths, const jobs::ModelSpec& model,
+                               const std::string& shown) {
+  check_safetensors_files(paths, model, shown);
   Weights w = empty_weights(model);
-  for (std::size_t i = 0; i < found.size(); ++i) {
-    const TensorInfo& t = found[i];
-    const Entry& e = entries[i];
-    const std::size_t width = e.dtype == "F32" ? 4 : e.dtype == "BF16" ? 2 : 0;
-    if (width == 0) throw fail("tensor " + t.name + ": dtype " + e.dtype + " is not supported (F32 or BF16)");
-    const std::uint64_t want = static_cast<std::uint64_t>(t.elements()) * width;
-    if (e.begin > e.end || e.end > data_size || e.end - e.begin != want)
-      throw fail("tensor " + t.name + ": data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
-                 ") do not hold " + std::to_string(want) + " bytes of " + e.dtype + " inside the file");
-    float* out = w.tensor(t.name);
-    const char* src = bytes.data() + data_start + e.begin;
-    if (width == 4) {
-      std::memcpy(out, src, want);  // little-endian file, little-endian host (x86-64, aarch64)
-    } else {
-      for (std::int64_t k = 0; k < t.elements(); ++k) {
-        std::uint16_t bits = 0;
-        std::memcpy(&bits, src + 2 * k, 2);
-        out[k] = bf16_to_float(bits);
-      }
-    }
+  for (const std::string& path : paths) {
+    SafetensorsFile file(path);
+    for (std::size_t i = 0; i < file.tensors().size(); ++i) file.copy(i, w.tensor(file.tensors()[i].name));
   }
   return w;
 }

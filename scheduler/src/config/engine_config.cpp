@@ -6,6 +6,7 @@
 #include <string>
 
 #include "campaign_sections.hpp"
+#include "kforge/engine/model_folder.hpp"
 
 namespace kforge::scheduler::config_detail {
 namespace {
@@ -49,10 +50,29 @@ std::string read_weights_file(const MapReader& model, const CampaignConfig& camp
   return file.lexically_normal().string();
 }
 
+// model.path: a Hugging Face model folder, whose config.json says everything the other model keys would.
+jobs::ModelSpec read_model_folder(const MapReader& model, const CampaignConfig& campaign) {
+  const std::string allowed =
+      "a Hugging Face model folder (config.json and safetensors), relative to the campaign file";
+  for (const auto& [key_node, value] : model.entries())
+    if (const std::string key = key_node.Scalar(); key != "path")
+      model.fail(key, "the model folder's config.json gives the model; " + key + " cannot be set beside model.path",
+                 "model.path alone");
+  std::filesystem::path dir = model.get_string("path", "", allowed);
+  if (dir.empty()) model.fail("path", "empty", allowed);
+  if (dir.is_relative()) dir = std::filesystem::absolute(campaign.file).parent_path() / dir;
+  try {
+    return kernels::engine::model_from_folder(dir.lexically_normal());
+  } catch (const kernels::engine::ModelFolderError& e) {
+    model.fail("path", e.what(), allowed + "; docs/engines.md, \"Model folders\", lists what is supported");
+  }
+}
+
 jobs::ModelSpec read_model(const MapReader& top, const CampaignConfig& campaign) {
   MapReader model =
       top.section("model", {"architecture", "layers", "hidden", "heads", "kv_heads", "head_dim", "mlp_hidden", "vocab",
-                            "tied_embeddings", "attention_every", "rope_theta", "norm_eps", "seed", "weights"});
+                            "tied_embeddings", "attention_every", "rope_theta", "norm_eps", "seed", "weights", "path"});
+  if (model.has("path")) return read_model_folder(model, campaign);
   jobs::ModelSpec m;
   const std::string arch_allowed = "one of: " + join(kArchitectures);
   m.architecture = model.require_string("architecture", arch_allowed);
@@ -119,7 +139,8 @@ jobs::WorkloadSpec read_workload(const MapReader& top) {
 
 std::vector<std::filesystem::path> read_kernels_from(const MapReader& top, const CampaignConfig& campaign) {
   MapReader engine = top.section("engine", {"kernels_from"});
-  const std::string allowed = "a list of campaign folders of earlier gemm and kda campaigns, relative to the campaign file";
+  const std::string allowed =
+      "a list of campaign folders of earlier gemm and kda campaigns, relative to the campaign file";
   std::vector<std::filesystem::path> dirs;
   if (!engine.has("kernels_from")) return dirs;
   if (campaign.backend != "host")

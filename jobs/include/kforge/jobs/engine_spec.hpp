@@ -27,6 +27,9 @@ struct ModelSpec {
   double norm_eps = 1e-5;
   std::uint64_t weight_seed = 1;  // deterministic random weights when weights_file is ""
   std::string weights_file;       // safetensors (.safetensors) or HDF5 (.h5) file; absolute in a manifest
+  // A Hugging Face model folder (config.json and safetensors, docs/engines.md "Model folders") the sizes above were
+  // read from and the weights are loaded from; "" when none. Absolute in a manifest.
+  std::string path;
   bool operator==(const ModelSpec&) const = default;
 };
 

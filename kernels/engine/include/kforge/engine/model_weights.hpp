@@ -46,16 +46,27 @@ Weights empty_weights(const jobs::ModelSpec& model);
 // scaled so activations stay O(1) through many layers and logits spread (docs/engines.md).
 Weights random_weights(const jobs::ModelSpec& model);
 
-// model.weights_file: "" -> random_weights; *.safetensors (F32 or BF16) or *.h5 / *.hdf5 (float datasets named
-// by tensor). A missing, extra or misshapen tensor, or an unsupported dtype, throws std::runtime_error naming the
-// file, the tensor, and the expected and found shapes.
+// model.path: the model folder's safetensors (model_folder.hpp); else model.weights_file: "" -> random_weights;
+// *.safetensors (F32, BF16 or F16) or *.h5 / *.hdf5 (float datasets named by tensor). A missing, extra or misshapen
+// tensor, or an unsupported dtype, throws std::runtime_error naming the file, the tensor, and the expected and found
+// shapes.
 Weights load_weights(const jobs::ModelSpec& model);
 Weights load_safetensors(const std::string& path, const jobs::ModelSpec& model);
+// The tensors of several safetensors files (a model folder's shards) together; `shown` begins every error.
+Weights load_safetensors_files(const std::vector<std::string>& paths, const jobs::ModelSpec& model,
+                               const std::string& shown);
+// What load_safetensors_files checks before it reads a tensor (headers, dtypes, offsets, the model's tensor list),
+// reading only the headers: `kforge validate` on a model of several GB.
+void check_safetensors_files(const std::vector<std::string>& paths, const jobs::ModelSpec& model,
+                             const std::string& shown);
+// Throws what load_weights would, reading as little as it can (safetensors: the headers only).
+void check_weights(const jobs::ModelSpec& model);
 Weights load_weights_h5(const std::string& path, const jobs::ModelSpec& model);
 
-// For the loaders: the tensors a file holds (name, shape) against the model's; throws std::runtime_error naming
-// the file, the first missing or extra tensor, or the first misshapen one with both shapes.
-void check_file_tensors(const std::string& path, const std::vector<TensorInfo>& expected,
+// For the loaders: the tensors a file (or a model folder's shards) holds (name, shape) against the model's; throws
+// std::runtime_error beginning with `where` ("weights file F", "model folder D") and naming the first missing, extra,
+// repeated or misshapen tensor, with both shapes.
+void check_file_tensors(const std::string& where, const std::vector<TensorInfo>& expected,
                         const std::vector<TensorInfo>& found);
 
 // Write every tensor as F32 (safetensors) or as a float32 dataset (HDF5). Throw std::runtime_error on I/O errors.
