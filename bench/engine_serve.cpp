@@ -231,7 +231,8 @@ int main(int argc, char** argv) try {
       << ",\"hidden\":" << model.hidden << ",\"heads\":" << model.heads << ",\"kv_heads\":" << model.kv_heads
       << ",\"head_dim\":" << model.head_dim << ",\"mlp_hidden\":" << model.mlp_hidden << ",\"vocab\":" << model.vocab
       << ",\"tied_embeddings\":" << (model.tied_embeddings ? "true" : "false") << ",\"rope_theta\":" << model.rope_theta
-      << ",\"norm_eps\":" << model.norm_eps << ",\"weight_seed\":" << model.weight_seed << "}";
+      << ",\"qkv_bias\":" << (model.qkv_bias ? "true" : "false") << ",\"norm_eps\":" << model.norm_eps
+      << ",\"weight_seed\":" << model.weight_seed << "}";
   out << ",\"engine\":{\"genome\":\"" <<
       [&] {
         std::string g;

@@ -65,7 +65,8 @@ EngineSpec read_engine(const Reader& r) {
   e.model.norm_eps = m.get<double>("norm_eps");
   e.model.weight_seed = m.get<std::uint64_t>("weight_seed");
   e.model.weights_file = m.get<std::string>("weights_file");
-  if (m.has("path")) e.model.path = m.get<std::string>("path");  // absent in manifests written before folders
+  if (m.has("path")) e.model.path = m.get<std::string>("path");
+  if (m.has("qkv_bias")) e.model.qkv_bias = m.get<bool>("qkv_bias");  // absent in manifests written before folders
   const Reader w = r.sub("workload");
   e.workload.seed = w.get<std::uint64_t>("seed");
   for (auto [key, field] : {std::pair{"requests", &WorkloadSpec::requests},

@@ -59,6 +59,7 @@ void emit_engine(YAML::Emitter& out, const EngineSpec& e) {
   out << YAML::Key << "weight_seed" << YAML::Value << m.weight_seed;
   out << YAML::Key << "weights_file" << YAML::Value << m.weights_file;
   out << YAML::Key << "path" << YAML::Value << m.path;
+  out << YAML::Key << "qkv_bias" << YAML::Value << m.qkv_bias;
   out << YAML::EndMap;
   const WorkloadSpec& w = e.workload;
   out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;

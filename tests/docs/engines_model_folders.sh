@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # docs/engines.md, "Model folders": the shell block run literally from the repository root
 # (a random-weight SmolLM-135M folder written by tools/make-model-folder.py, then the example validated against it),
-# then what a user gets wrong: a folder kforge does not serve, named by config.json's line and column, exit 2.
+# a sharded Qwen2 folder, then what a user gets wrong: a key kforge does not compute, named by config.json's line
+# and column, exit 2.
 set -euo pipefail
 SRC=$1
 cd "$SRC"
@@ -22,12 +23,15 @@ assert cfg["architectures"] == ["LlamaForCausalLM"] and cfg["num_hidden_layers"]
 assert cfg["hidden_size"] == 576 and cfg["vocab_size"] == 49152 and cfg["tie_word_embeddings"], cfg
 assert os.path.getsize(os.path.join(sys.argv[1], "model.safetensors")) > 2 * 134_000_000, "bf16 weights"
 PY
-/usr/bin/python3 tools/make-model-folder.py --shape qwen2.5-0.5b --dtype bf16 --out "$scratch/qwen" --layers 1
+# A Qwen2.5-0.5B-shaped folder (one layer, shards) validates too; an activation kforge does not compute is refused.
+/usr/bin/python3 tools/make-model-folder.py --shape qwen2.5-0.5b --dtype f16 --out "$scratch/qwen" --layers 1 --shard-mb 64
 sed "s|path: .*|path: $scratch/qwen|" share/examples/engine-smollm.yaml > "$scratch/qwen.yaml"
+build/bin/kforge validate "$scratch/qwen.yaml"
+sed -i 's|"hidden_act": "silu"|"hidden_act": "gelu"|' "$scratch/qwen/config.json"
 set +e
 err=$(build/bin/kforge validate "$scratch/qwen.yaml" 2>&1)
 rc=$?
 set -e
 echo "$err"
 [ "$rc" = 2 ]
-grep -q "model.path: $scratch/qwen/config.json:[0-9]*:[0-9]*: architectures: 'Qwen2ForCausalLM' is not supported" <<<"$err"
+grep -q "model.path: $scratch/qwen/config.json:[0-9]*:[0-9]*: hidden_act: only silu (SwiGLU) is supported" <<<"$err"

@@ -97,13 +97,14 @@ jobs::ModelSpec model_from_folder(const fs::path& dir) {
       !c.at("architectures")[0].is_string())
     c.fail("architectures", "missing or not a list of one architecture name");
   const std::string arch = c.at("architectures")[0].get<std::string>();
-  if (arch != "LlamaForCausalLM" && arch != "MistralForCausalLM")
-    c.fail("architectures", "'" + arch + "' is not supported (LlamaForCausalLM, MistralForCausalLM)");
+  if (arch != "LlamaForCausalLM" && arch != "MistralForCausalLM" && arch != "Qwen2ForCausalLM")
+    c.fail("architectures", "'" + arch + "' is not supported (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM)");
   if (arch == "MistralForCausalLM" && c.has("sliding_window"))
     c.fail("sliding_window", "sliding-window attention is not supported (null: attend over the whole context)");
   refuse_other_math(c);
   jobs::ModelSpec m;
   m.architecture = "llama";
+  m.qkv_bias = arch == "Qwen2ForCausalLM";  // Qwen2's q, k and v projections always have biases, its o none
   m.path = dir.string();
   m.layers = c.integer("num_hidden_layers", 0, true);
   m.hidden = c.integer("hidden_size", 0, true);

@@ -42,6 +42,7 @@ void check_model(const jobs::ModelSpec& m) {
     throw std::invalid_argument("model: head_dim=" + std::to_string(m.head_dim) + " must be even (RoPE pairs)");
   if (!(m.rope_theta > 0.0) || !(m.norm_eps > 0.0))
     throw std::invalid_argument("model: rope_theta and norm_eps must be > 0");
+  if (m.qkv_bias && m.architecture != "llama") throw std::invalid_argument("model: q/k/v biases are llama's only");
 }
 
 std::vector<TensorInfo> tensor_list(const jobs::ModelSpec& m) {
@@ -56,6 +57,11 @@ std::vector<TensorInfo> tensor_list(const jobs::ModelSpec& m) {
       out.push_back({p + "self_attn.q_proj.weight", {q_out, H}});
       out.push_back({p + "self_attn.k_proj.weight", {kv_out, H}});
       out.push_back({p + "self_attn.v_proj.weight", {kv_out, H}});
+      if (m.qkv_bias) {
+        out.push_back({p + "self_attn.q_proj.bias", {q_out}});
+        out.push_back({p + "self_attn.k_proj.bias", {kv_out}});
+        out.push_back({p + "self_attn.v_proj.bias", {kv_out}});
+      }
     } else {  // Kimi Delta Attention: heads for q, k and v alike, per-channel decay and per-head beta
       out.push_back({p + "self_attn.q_proj.weight", {q_out, H}});
       out.push_back({p + "self_attn.k_proj.weight", {q_out, H}});
@@ -128,6 +134,7 @@ double init_std(const jobs::ModelSpec& m, const TensorInfo& t) {
   if (ends_with(t.name, "o_proj.weight") || ends_with(t.name, "down_proj.weight"))
     return 1.0 / (std::sqrt(in) * residual);
   if (ends_with(t.name, "f_proj.weight")) return 1.5 / std::sqrt(in);
+  if (ends_with(t.name, "_proj.bias")) return 0.5;  // a shift of the order of the projection's outputs
   return 1.0 / std::sqrt(in);
 }
 
@@ -139,7 +146,8 @@ Weights random_weights(const jobs::ModelSpec& model) {
     const TensorInfo& t = w.tensors[i];
     SplitMix rng{model.weight_seed * 0x2545f4914f6cdd1dULL ^ fnv1a(t.name)};
     float* out = w.data.data() + w.offsets[i];
-    const bool norm = t.shape.size() == 1;  // RMSNorm gammas: 1 +- 0.25, so folding them changes the weights
+    const bool norm =
+        ends_with(t.name, "norm.weight");  // RMSNorm gammas: 1 +- 0.25, so folding them changes the weights
     const double half_width = norm ? 0.25 : std::sqrt(3.0) * init_std(model, t);
     for (std::int64_t e = 0; e < t.elements(); ++e)
       out[e] = static_cast<float>((norm ? 1.0 : 0.0) + half_width * rng.uniform());

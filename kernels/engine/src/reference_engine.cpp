@@ -59,6 +59,11 @@ ReferenceEngine::ReferenceEngine(const jobs::ModelSpec& model, const Weights& we
     layer.q = at(p + "self_attn.q_proj.weight");
     layer.k = at(p + "self_attn.k_proj.weight");
     layer.v = at(p + "self_attn.v_proj.weight");
+    if (layer.attention && model.qkv_bias) {
+      layer.q_bias = at(p + "self_attn.q_proj.bias");
+      layer.k_bias = at(p + "self_attn.k_proj.bias");
+      layer.v_bias = at(p + "self_attn.v_proj.bias");
+    }
     if (!layer.attention) {
       layer.f = at(p + "self_attn.f_proj.weight");
       layer.b = at(p + "self_attn.b_proj.weight");
@@ -72,6 +77,18 @@ ReferenceEngine::ReferenceEngine(const jobs::ModelSpec& model, const Weights& we
   }
   slots_.resize(static_cast<std::size_t>(max_slots));
   for (auto& slot : slots_) reset(slot);
+}
+
+void ReferenceEngine::add_qkv_bias(const Layer& layer, std::int64_t rows, double* q, double* k, double* v) const {
+  if (!model_.qkv_bias) return;
+  const std::int64_t q_width = model_.heads * model_.head_dim, kv_width = model_.kv_heads * model_.head_dim;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t c = 0; c < q_width; ++c) q[r * q_width + c] += w_[layer.q_bias + c];
+    for (std::int64_t c = 0; c < kv_width; ++c) {
+      k[r * kv_width + c] += w_[layer.k_bias + c];
+      v[r * kv_width + c] += w_[layer.v_bias + c];
+    }
+  }
 }
 
 std::int64_t ReferenceEngine::position(int slot) const { return slots_.at(static_cast<std::size_t>(slot)).length; }
@@ -170,6 +187,7 @@ void ReferenceEngine::attention(const Layer& layer, std::size_t l, Slot& slot, c
     matvec(w_.data() + layer.q, heads * D, H, h.data(), q.data());
     matvec(w_.data() + layer.k, kv_width, H, h.data(), k);
     matvec(w_.data() + layer.v, kv_width, H, h.data(), v);
+    add_qkv_bias(layer, 1, q.data(), k, v);
   });
   timed(kAttention, [&] {
     for (std::int64_t hd = 0; hd < heads; ++hd) reference_math::rope(q.data() + hd * D, D, pos, model_.rope_theta);

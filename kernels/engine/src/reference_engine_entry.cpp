@@ -26,6 +26,7 @@ extern "C" void reference_engine_entry(const std::int64_t* args, void* const* bu
       m.vocab = args[kArgVocab];
       m.tied_embeddings = args[kArgTiedEmbeddings] != 0;
       m.attention_every = args[kArgAttentionEvery];
+      m.qkv_bias = args[kArgQkvBias] != 0;
       const auto* constants = static_cast<const double*>(buffers[1]);
       m.rope_theta = constants[0];
       m.norm_eps = constants[1];

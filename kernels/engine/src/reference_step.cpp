@@ -28,6 +28,7 @@ void ReferenceEngine::step_attention(const Layer& layer, std::size_t l, const st
     project(h.data(), n, H, w_.data() + layer.q, heads * D, q.data());
     project(h.data(), n, H, w_.data() + layer.k, kv_width, k.data());
     project(h.data(), n, H, w_.data() + layer.v, kv_width, v.data());
+    add_qkv_bias(layer, n, q.data(), k.data(), v.data());
   });
   timed(kAttention, [&] {
     mixed.assign(static_cast<std::size_t>(n * heads * D), 0.0);

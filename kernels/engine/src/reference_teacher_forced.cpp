@@ -32,6 +32,7 @@ void ReferenceEngine::forced_attention(const Layer& layer, std::span<const Force
   project(h.data(), n, H, w_.data() + layer.q, heads * D, q.data());
   project(h.data(), n, H, w_.data() + layer.k, kv_width, k.data());
   project(h.data(), n, H, w_.data() + layer.v, kv_width, v.data());
+  add_qkv_bias(layer, n, q.data(), k.data(), v.data());
   mixed.assign(static_cast<std::size_t>(n * heads * D), 0.0);
   std::int64_t first = 0;  // the sequence's first token row
   for (const auto& s : seqs) {

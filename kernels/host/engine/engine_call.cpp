@@ -35,6 +35,7 @@ double init_engine(host::CandidateProcess& process, const jobs::ModelSpec& model
   args[kArgAttentionEvery] = model.attention_every;
   args[kArgMaxSlots] = sizes.slots;
   args[kArgMaxContext] = sizes.max_context;
+  args[kArgQkvBias] = model.qkv_bias ? 1 : 0;
   std::array<double, 2> scalars{model.rope_theta, model.norm_eps};
   std::vector<std::byte> spare(step_mapping_bytes(sizes, model.vocab));
   const std::array<host::CallBuffer, 3> buffers{

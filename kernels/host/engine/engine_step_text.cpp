@@ -104,6 +104,9 @@ void step(const std::int64_t* args, void* const* buffers) {
     const i64 width = L.attention ? M.proj_width : M.kda_proj_width;
     proj.resize(static_cast<std::size_t>(N * width));
     project(L.in_proj, src, N, proj.data(), width);
+    if (!L.in_bias.empty())
+      for (i64 r = 0; r < N; ++r)
+        for (i64 c = 0; c < width; ++c) proj[r * width + c] += L.in_bias[c];
     lap(kQkv);
     if (L.attention) {
       attention(L, N);

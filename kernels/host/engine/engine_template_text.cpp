@@ -61,6 +61,7 @@ struct Layer {
   bool attention = true;
   std::vector<float> in_gamma, post_gamma;
   std::vector<Linear> in_proj;  // q, k, v (and f, b for KDA): one fused Linear or one per tensor
+  std::vector<float> in_bias;   // with q/k/v biases: q's, k's and v's, in the projection's column order
   Linear o;
   std::vector<Linear> gate_up;  // gate and up: one fused Linear or two
   Linear down;
@@ -70,7 +71,7 @@ struct Layer {
 struct Model {
   i64 arch = 0, layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, mlp = 0, vocab = 0, every = 0;
   i64 slots = 0, context = 0;
-  bool tied = true;
+  bool tied = true, qkv_bias = false;
   double theta = 10000.0, eps = 1e-5;
   i64 q_width = 0, kv_width = 0, proj_width = 0;  // proj_width: columns of the attention layers' projection
   i64 kda_proj_width = 0;
@@ -140,6 +141,7 @@ void init(const std::int64_t* args, void* const* buffers) {
   M.every = args[10];
   M.slots = args[11];
   M.context = args[12];
+  M.qkv_bias = args[13] != 0;
   M.theta = static_cast<const double*>(buffers[1])[0];
   M.eps = static_cast<const double*>(buffers[1])[1];
   const i64 H = M.hidden, D = M.head_dim;
@@ -167,6 +169,10 @@ void init(const std::int64_t* args, void* const* buffers) {
       outs = {M.q_width, M.q_width, M.q_width, M.q_width, M.heads};
     }
     for (i64 o : outs) parts.push_back(take(o * H));
+    if (L.attention && M.qkv_bias) {
+      const float* bias = take(M.proj_width);  // q_proj.bias, k_proj.bias, v_proj.bias: adjacent, in column order
+      L.in_bias.assign(bias, bias + M.proj_width);
+    }
     const float* fold = FOLD_NORM ? in_gamma : nullptr;
     if constexpr (FUSE_QKV) {
       L.in_proj.push_back(make_linear(parts, outs, H, fold));

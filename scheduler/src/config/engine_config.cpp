@@ -61,11 +61,16 @@ jobs::ModelSpec read_model_folder(const MapReader& model, const CampaignConfig& 
   std::filesystem::path dir = model.get_string("path", "", allowed);
   if (dir.empty()) model.fail("path", "empty", allowed);
   if (dir.is_relative()) dir = std::filesystem::absolute(campaign.file).parent_path() / dir;
+  jobs::ModelSpec m;
   try {
-    return kernels::engine::model_from_folder(dir.lexically_normal());
+    m = kernels::engine::model_from_folder(dir.lexically_normal());
   } catch (const kernels::engine::ModelFolderError& e) {
     model.fail("path", e.what(), allowed + "; docs/engines.md, \"Model folders\", lists what is supported");
   }
+  if (m.qkv_bias && campaign.backend != "host")
+    model.fail("path", "the " + campaign.backend + " engine does not add q/k/v biases yet (a Qwen2 model)",
+               "a model without q/k/v biases for campaign.backend " + campaign.backend + ", or backend host");
+  return m;
 }
 
 jobs::ModelSpec read_model(const MapReader& top, const CampaignConfig& campaign) {
@@ -185,6 +190,7 @@ void read_engine_sections(const MapReader& top, CampaignConfig& campaign) {
   campaign.where["model"] = top.where("model");
   MapReader model = top.section("model", {});
   if (model.has("weights")) record_where(campaign.where, model, "weights");
+  if (model.has("path")) record_where(campaign.where, model, "path");
   campaign.where["workload"] = top.where("workload");
 }
 

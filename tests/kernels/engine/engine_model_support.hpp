@@ -48,6 +48,7 @@ inline std::vector<std::int64_t> init_args(const jobs::ModelSpec& m, int slots, 
   a[kArgAttentionEvery] = m.attention_every;
   a[kArgMaxSlots] = slots;
   a[kArgMaxContext] = context;
+  a[kArgQkvBias] = m.qkv_bias ? 1 : 0;
   return a;
 }
 

@@ -157,11 +157,19 @@ TEST(EngineTemplate, RenderedEnginesMatchTheReference) {
   kimi64.heads = 2;
   kimi64.kv_heads = 1;
   kimi64.head_dim = 64;
+  // Qwen2: llama with q/k/v biases, fused and unfused projections, folded norms or not.
+  auto qwen = gqa_untied;
+  qwen.qkv_bias = true;
+  auto qwen_tied = mha_tied;
+  qwen_tied.qkv_bias = true;
   // Every option value at least once; every genome on a llama and a kimi-linear model.
   const std::vector<Case> cases = {
-      {genome(0, 0, 0, 0, 0, 0, 0, 1), {gqa_untied, kimi2}},  {genome(1, 1, 1, 1, 1, 1, 16, 2), {mha_tied, kimi4}},
-      {genome(2, 1, 0, 1, 0, 0, 32, 1), {gqa_untied, kimi4}}, {genome(0, 0, 1, 0, 1, 1, 64, 2), {mha_tied, kimi2}},
-      {genome(3, 1, 1, 1, 1, 1, 0, 2), {gqa32, kimi64}},      {genome(4, 0, 0, 1, 0, 1, 16, 1), {gqa32, kimi4}},
+      {genome(0, 0, 0, 0, 0, 0, 0, 1), {gqa_untied, kimi2, qwen}},
+      {genome(1, 1, 1, 1, 1, 1, 16, 2), {mha_tied, kimi4, qwen_tied}},
+      {genome(2, 1, 0, 1, 0, 0, 32, 1), {gqa_untied, kimi4, qwen_tied}},
+      {genome(0, 0, 1, 0, 1, 1, 64, 2), {mha_tied, kimi2, qwen}},
+      {genome(3, 1, 1, 1, 1, 1, 0, 2), {gqa32, kimi64}},
+      {genome(4, 0, 0, 1, 0, 1, 16, 1), {gqa32, kimi4}},
   };
   std::vector<std::future<AbiEngine>> compiled;  // the compiles run side by side: they are most of the time
   for (std::size_t c = 0; c < cases.size(); ++c)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <filesystem>
@@ -88,6 +89,14 @@ TEST_F(ModelFolder, ConfigJsonGivesTheModel) {
   const jobs::ModelSpec untied = model_from_folder(dir);
   EXPECT_FALSE(untied.tied_embeddings);
   EXPECT_EQ(untied.head_dim, 24);
+  EXPECT_FALSE(untied.qkv_bias);
+  config_with("architectures", R"("architectures": ["Qwen2ForCausalLM"], "use_sliding_window": false)");
+  const jobs::ModelSpec qwen = model_from_folder(dir);
+  EXPECT_TRUE(qwen.qkv_bias);  // Qwen2's q, k and v projections have biases
+  const auto tensors = tensor_list(qwen);
+  EXPECT_TRUE(std::any_of(tensors.begin(), tensors.end(), [](const TensorInfo& t) {
+    return t.name == "model.layers.0.self_attn.k_proj.bias" && t.shape == std::vector<std::int64_t>{32};
+  }));
 }
 
 TEST_F(ModelFolder, RefusedKeysAreNamedWithTheirLineAndColumn) {

@@ -35,6 +35,8 @@ TEST(ReferenceTeacherForced, EqualsTheTokenByTokenReferenceOnEveryArchitecture) 
                                          small_model("kimi-linear", false, 1)};
   models.push_back(small_model("llama"));
   models.back().head_dim = 24;  // heads x head_dim (96) wider than hidden (64)
+  models.push_back(small_model("llama", false));
+  models.back().qkv_bias = true;  // Qwen2
   for (const jobs::ModelSpec& m : models) {
     const Weights w = load_weights(m);
     ReferenceEngine ref(m, w, 1, 64);

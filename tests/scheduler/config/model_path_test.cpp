@@ -77,12 +77,12 @@ TEST_F(ModelPath, NothingMaySetTheModelBesideIt) {
 
 TEST_F(ModelPath, AFolderKforgeDoesNotServeIsNamedByItsOwnFileLineAndKey) {
   std::ofstream(folder / "config.json") << R"({
-  "architectures": ["Qwen2ForCausalLM"],
+  "architectures": ["GPT2LMHeadModel"],
   "hidden_size": 32
 })";
   const std::string e = error(campaign("model:\n  path: ../models/small\n"));
   EXPECT_EQ(e.rfind(campaign_file + ":6:9: model.path: " + (folder / "config.json").string() +
-                        ":2:3: architectures: 'Qwen2ForCausalLM' is not supported",
+                        ":2:3: architectures: 'GPT2LMHeadModel' is not supported",
                     0),
             0u)
       << e;
@@ -94,7 +94,7 @@ TEST_F(ModelPath, WeightsThatDoNotFitTheConfigAreNamedBeforeAnythingRuns) {
   text.replace(text.find("\"vocab_size\": 64"), 16, "\"vocab_size\": 65");
   std::ofstream(folder / "config.json") << text;
   const std::string e = error(campaign("model:\n  path: ../models/small\n"));
-  EXPECT_NE(e.find(":6:3: model.path: model folder " + folder.string() +
+  EXPECT_NE(e.find(":6:9: model.path: model folder " + folder.string() +
                    ": tensor model.embed_tokens.weight has shape [64, 32], expected [65, 32]"),
             std::string::npos)
       << e;

@@ -20,6 +20,7 @@ struct ModelSpec {
   std::int64_t mlp_hidden = 0;
   std::int64_t vocab = 0;
   bool tied_embeddings = true;  // the LM head reuses the token embedding
+  bool qkv_bias = false;        // llama only: the q, k and v projections add a bias (Qwen2)
   // kimi-linear: layer l (0-based) is full attention when (l + 1) % attention_every == 0, else KDA
   // (attention_every 4 = 3 KDA : 1 attention). Ignored for llama.
   std::int64_t attention_every = 4;

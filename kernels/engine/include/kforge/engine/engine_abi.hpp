@@ -42,6 +42,7 @@ enum InitArg : int {
   kArgAttentionEvery,
   kArgMaxSlots,    // sequences that can be alive at once (slot ids are 0 .. max_slots-1)
   kArgMaxContext,  // positions per sequence (prompt + output)
+  kArgQkvBias,     // 1 = attention layers add a bias after the q, k and v projections (Qwen2)
   kInitArgs
 };
 

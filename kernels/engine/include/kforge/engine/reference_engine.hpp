@@ -59,9 +59,10 @@ class ReferenceEngine {
   const std::array<double, kOperatorCount>& last_step_seconds() const { return seconds_; }
 
  private:
-  struct Layer {  // offsets into w_ of one layer's tensors (f and b only for KDA layers)
+  struct Layer {  // offsets into w_ of one layer's tensors (f and b only for KDA layers, biases with qkv_bias)
     bool attention = true;
     std::size_t in_norm = 0, q = 0, k = 0, v = 0, f = 0, b = 0, o = 0, post_norm = 0, gate = 0, up = 0, down = 0;
+    std::size_t q_bias = 0, k_bias = 0, v_bias = 0;
   };
   struct Slot {
     std::int64_t length = 0;
@@ -69,6 +70,8 @@ class ReferenceEngine {
     std::vector<std::vector<double>> state;  // per layer: [heads][head_dim][head_dim] (KDA layers)
   };
   void reset(Slot& slot) const;
+  // With qkv_bias: each of `rows` rows of q, k and v gets its projection's bias added.
+  void add_qkv_bias(const Layer& layer, std::int64_t rows, double* q, double* k, double* v) const;
   std::vector<double> step_blocked(const std::vector<SeqDesc>& seqs, const std::vector<std::int32_t>& tokens);
   void step_attention(const Layer& layer, std::size_t l, const std::vector<SeqDesc>& seqs, const std::vector<double>& h,
                       std::vector<double>& mixed);
