@@ -23,11 +23,13 @@
 #include <thread>
 
 #include "bench_context.hpp"
+#include "kforge/jobs/json_text.hpp"
 #include "kforge/jobs/seed.hpp"
 #include "kforge/kernels/replay_space.hpp"
 #include "kforge/scheduler/strategy.hpp"
 
 namespace po = boost::program_options;
+using kforge::jobs::json_string;
 using kforge::kernels::ReplayOutcome;
 using kforge::kernels::ReplaySpace;
 using kforge::scheduler::PriorObservations;
@@ -180,15 +182,6 @@ std::vector<Space> load_spaces(const Settings& s) {
     spaces.push_back(std::move(space));
   }
   return spaces;
-}
-
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  return out + "\"";
 }
 
 bool parse_args(int argc, char** argv, Settings& s) {
