@@ -26,7 +26,7 @@
 #include "kforge/jobs/json_text.hpp"
 #include "kforge/jobs/seed.hpp"
 #include "kforge/kernels/replay_space.hpp"
-#include "kforge/scheduler/strategy.hpp"
+#include "kforge/scheduler/search/strategy.hpp"
 
 namespace po = boost::program_options;
 using kforge::jobs::json_string;
@@ -203,7 +203,7 @@ bool parse_args(int argc, char** argv, Settings& s) {
   if (vm.count("help")) {
     std::cout << desc << "\nknown strategies:";
     for (const auto& n : kforge::scheduler::strategy_names()) std::cout << ' ' << n;
-    std::cout << "\n(and gp+KNOB+... combinations: see scheduler/src/search/strategy.cpp)\n";
+    std::cout << "\n(and gp+KNOB+... combinations: see scheduler/search/src/strategy.cpp)\n";
     return false;
   }
   po::notify(vm);

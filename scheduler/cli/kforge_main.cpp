@@ -10,18 +10,18 @@
 #include <string>
 #include <vector>
 
-#include "kforge/scheduler/campaign_change.hpp"
-#include "kforge/scheduler/campaign_runner.hpp"
-#include "kforge/scheduler/campaign_validation.hpp"
-#include "kforge/scheduler/controller_check.hpp"
-#include "kforge/scheduler/slurm_conf.hpp"
-#include "kforge/scheduler/cancel_dir.hpp"
-#include "kforge/scheduler/infra_failure.hpp"
+#include "kforge/scheduler/config/campaign_change.hpp"
 #include "kforge/scheduler/daemon/client.hpp"
-#include "kforge/scheduler/export.hpp"
-#include "kforge/scheduler/report.hpp"
-#include "kforge/scheduler/slurm_executor.hpp"
-#include "kforge/scheduler/verify.hpp"
+#include "kforge/scheduler/driver/campaign_runner.hpp"
+#include "kforge/scheduler/driver/campaign_validation.hpp"
+#include "kforge/scheduler/driver/cancel_dir.hpp"
+#include "kforge/scheduler/driver/infra_failure.hpp"
+#include "kforge/scheduler/executors/controller_check.hpp"
+#include "kforge/scheduler/executors/slurm_conf.hpp"
+#include "kforge/scheduler/executors/slurm_executor.hpp"
+#include "kforge/scheduler/report/export.hpp"
+#include "kforge/scheduler/report/report.hpp"
+#include "kforge/scheduler/report/verify.hpp"
 
 namespace po = boost::program_options;
 namespace ks = kforge::scheduler;
@@ -41,18 +41,21 @@ struct Usage : std::runtime_error {
 };
 
 const char* kTopHelp =
-    "kforge " KFORGE_VERSION " - evolves GPU and CPU kernels\n\n"
+    "kforge " KFORGE_VERSION
+    " - evolves GPU and CPU kernels\n\n"
     "usage: kforge COMMAND [options]\n\n"
     "commands:\n"
     "  run CAMPAIGN.yaml [--site SITE.yaml] [--out DIR]   run (or resume) a campaign in the foreground\n"
     "  validate CAMPAIGN.yaml [--site SITE.yaml]          check both configs, write nothing\n"
-    "  status [DIR|NAME] [--json] [--spool S] [--owner U] where a campaign stands; no DIR: every campaign of the spool\n"
+    "  status [DIR|NAME] [--json] [--spool S] [--owner U] where a campaign stands; no DIR: every campaign of the "
+    "spool\n"
     "  report DIR [--json|--html FILE]                   per-generation table, best candidate, lineage\n"
     "  plot DIR [--out DIR] [--format png|svg]           pictures of the campaign, with their data as CSV/JSON\n"
     "  watch DIR [--interval S] [--once]                 live progress bars, ETA and best so far of a campaign\n"
     "  export DIR --best [--to PATH]                     the best candidate's source, parameters, evidence\n"
     "  verify DIR                                        check every archive file; exit 4 and one line per problem\n"
-    "  confirm DIR --top K [--rounds N]                  re-time the best K of each target vs the baselines, with intervals\n"
+    "  confirm DIR --top K [--rounds N]                  re-time the best K of each target vs the baselines, with "
+    "intervals\n"
     "  submit CAMPAIGN.yaml [--site SITE.yaml] [--spool S]  hand a campaign to the kforged daemon\n"
     "  cancel DIR|NAME [--spool S] [--owner U]           stop a campaign: its directory, or one the daemon drives\n\n"
     "Without --site the embedded default site (local executor, no Slurm, no GPU) is used.\n"
@@ -81,11 +84,13 @@ int cmd_run(const std::vector<std::string>& args, bool validate_only) {
       "site", po::value<std::string>(), "site YAML (default: the embedded local site)");
   if (!validate_only) {
     opts.add_options()("out", po::value<std::string>(), "campaign directory (default: runs/NAME)")(
-        "detach-on-interrupt", "Ctrl-C leaves submitted Slurm arrays running (as SIGTERM does) instead of cancelling them");
+        "detach-on-interrupt",
+        "Ctrl-C leaves submitted Slurm arrays running (as SIGTERM does) instead of cancelling them");
   }
   po::positional_options_description pos;
   pos.add("campaign", 1);
-  if (std::find(args.begin(), args.end(), "--help") != args.end() || std::find(args.begin(), args.end(), "-h") != args.end()) {
+  if (std::find(args.begin(), args.end(), "--help") != args.end() ||
+      std::find(args.begin(), args.end(), "-h") != args.end()) {
     std::cout << opts;
     return 0;
   }
@@ -121,7 +126,8 @@ int cmd_run(const std::vector<std::string>& args, bool validate_only) {
 }
 
 bool wants_help(const std::vector<std::string>& args) {
-  return std::find(args.begin(), args.end(), "--help") != args.end() || std::find(args.begin(), args.end(), "-h") != args.end();
+  return std::find(args.begin(), args.end(), "--help") != args.end() ||
+         std::find(args.begin(), args.end(), "-h") != args.end();
 }
 
 kd::Spool spool_from(const po::variables_map& vm) {
@@ -138,7 +144,8 @@ int spool_status(const kd::Spool& spool, bool json, const std::string& name = ""
     return 0;
   }
   kd::write_spool_table(std::cout, entries);
-  if (!spool.daemon_is_running()) std::cerr << "kforge status: no kforged is watching " << spool.root().string() << "\n";
+  if (!spool.daemon_is_running())
+    std::cerr << "kforge status: no kforged is watching " << spool.root().string() << "\n";
   return 0;
 }
 
@@ -146,7 +153,8 @@ int cmd_report(const std::vector<std::string>& args, bool status) {
   po::options_description opts(status ? "kforge status [DIR|NAME]" : "kforge report DIR");
   opts.add_options()("help,h", "this help")("dir", po::value<std::string>(), "campaign directory")(
       "json", "machine-readable JSON (schema in docs/cli.md)");
-  if (!status) opts.add_options()("html", po::value<std::string>(), "write one self-contained HTML page (tables, plots)");
+  if (!status)
+    opts.add_options()("html", po::value<std::string>(), "write one self-contained HTML page (tables, plots)");
   if (status) {
     opts.add_options()("spool", po::value<std::string>(), "spool directory (no DIR, or NAME of a spool campaign)")(
         "owner", po::value<std::string>(), "with NAME: the campaign of this user (root and the admin group)");
@@ -269,7 +277,7 @@ int cmd_export(const std::vector<std::string>& args) {
   po::options_description opts("kforge export DIR --best");
   opts.add_options()("help,h", "this help")("dir", po::value<std::string>()->required(), "campaign directory")(
       "best", "export the best candidate (the only selection so far)")("to", po::value<std::string>(),
-                                                                      "folder for <id>.cpp and <id>.yaml");
+                                                                       "folder for <id>.cpp and <id>.yaml");
   po::positional_options_description pos;
   pos.add("dir", 1);
   auto vm = parse(args, opts, pos);
