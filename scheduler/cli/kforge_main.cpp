@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kforge/jobs/exit_codes.hpp"
 #include "kforge/scheduler/config/campaign_change.hpp"
 #include "kforge/scheduler/daemon/client.hpp"
 #include "kforge/scheduler/driver/campaign_runner.hpp"
@@ -30,11 +31,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kExitFailure = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitInfrastructure = 3;  // a generation failed for infrastructure reasons (infra_failure.hpp)
-// 128 + the signal, as a shell reports a command ended by it: 130 after Ctrl-C, 143 after SIGTERM.
-int exit_code_for_stop() { return 128 + (ks::requested_stop_signal() ? ks::requested_stop_signal() : SIGTERM); }
+namespace exit_code = kforge::jobs::exit_code;
+int exit_code_for_stop() {
+  return exit_code::stopped_by_signal(ks::requested_stop_signal() ? ks::requested_stop_signal() : SIGTERM);
+}
 
 struct Usage : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -292,7 +292,7 @@ int cmd_export(const std::vector<std::string>& args) {
   return 0;
 }
 
-// Exit 0 when the archive is whole, ks::kExitArchiveDamaged (4) with one line per problem otherwise.
+// Exit 0 when the archive is whole, exit_code::kArchiveDamaged (4) with one line per problem otherwise.
 int cmd_verify(const std::vector<std::string>& args) {
   po::options_description opts("kforge verify DIR");
   opts.add_options()("help,h", "this help")("dir", po::value<std::string>()->required(), "campaign directory");
@@ -303,7 +303,7 @@ int cmd_verify(const std::vector<std::string>& args) {
     std::cout << opts;
     return 0;
   }
-  return ks::verify_campaign(vm["dir"].as<std::string>(), std::cout) ? 0 : ks::kExitArchiveDamaged;
+  return ks::verify_campaign(vm["dir"].as<std::string>(), std::cout) ? exit_code::kSuccess : exit_code::kArchiveDamaged;
 }
 
 // Re-times the best K candidates of each target against the baselines on the campaign's own executor and
@@ -354,7 +354,7 @@ int dispatch(const std::string& command, const std::vector<std::string>& rest) {
   std::cerr << "kforge: unknown command " << command
             << "; commands are run, validate, status, report, plot, watch, export, verify, confirm, submit, cancel\n"
                "(see kforge --help)\n";
-  return kExitUsage;
+  return exit_code::kUsage;
 }
 
 }  // namespace
@@ -363,7 +363,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kTopHelp;
-    return args.empty() ? kExitUsage : 0;
+    return args.empty() ? exit_code::kUsage : 0;
   }
   if (args[0] == "--version") {
     std::cout << "kforge " KFORGE_VERSION "\n";
@@ -373,24 +373,24 @@ int main(int argc, char** argv) {
     return dispatch(args[0], std::vector<std::string>(args.begin() + 1, args.end()));
   } catch (const Usage& e) {
     std::cerr << "kforge " << args[0] << ": " << e.what() << "\n(see kforge " << args[0] << " --help)\n";
-    return kExitUsage;
+    return exit_code::kUsage;
   } catch (const ks::ConfigError& e) {
     std::cerr << e.what() << "\n";
-    return kExitUsage;
+    return exit_code::kUsage;
   } catch (const ks::CampaignChangeRefused& e) {  // nothing was written; what() lists the changed keys
     std::cerr << "kforge " << args[0] << ": " << e.what() << "\n";
-    return kExitUsage;
+    return exit_code::kUsage;
   } catch (const kd::RequestRefused& e) {  // nothing was written
     std::cerr << "kforge " << args[0] << ": " << e.what() << "\n";
-    return kExitUsage;
+    return exit_code::kUsage;
   } catch (const ks::StopRequested& e) {
     std::cerr << "kforge " << args[0] << ": " << e.what() << "\n";
     return exit_code_for_stop();
   } catch (const ks::InfrastructureFailure& e) {
     std::cerr << "kforge " << args[0] << ": " << e.what() << "\n";
-    return kExitInfrastructure;
+    return exit_code::kInfrastructure;
   } catch (const std::exception& e) {
     std::cerr << "kforge " << args[0] << ": " << e.what() << "\n";
-    return kExitFailure;
+    return exit_code::kFailure;
   }
 }

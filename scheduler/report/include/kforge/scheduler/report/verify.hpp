@@ -5,11 +5,9 @@
 
 namespace kforge::scheduler {
 
-// Exit status of `kforge verify` when the archive has problems (docs/cli.md).
-inline constexpr int kExitArchiveDamaged = 4;
-
 // Writes one line per problem ("FILE: what is wrong") and per note ("note: ...") to out, then a summary line;
-// returns true when there is no problem. Throws
+// returns true when there is no problem (`kforge verify` then exits 0, else
+// jobs::exit_code::kArchiveDamaged). Throws
 // std::runtime_error when dir is not a campaign directory.
 bool verify_campaign(const std::filesystem::path& dir, std::ostream& out);
 
