@@ -1,9 +1,9 @@
 // One engine serving one model and trace, for bench/engine_vs_peers.py: writes the model's weights as safetensors
 // and the trace as JSON (so PyTorch and llama.cpp serve exactly the same weights and prompts), then serves the
 // trace with a kforge engine (rendered from a genome, or a source file) through the harness's own serving loop
-// and candidate process (kernels/src/engine), at each concurrency asked, and prints one JSON object: output
-// tokens/s, TTFT/ITL, the greedy tokens and the largest logit error against the double reference per run;
-// optionally the double reference engine's greedy tokens and its logits at every step of request 0 (the
+// and candidate process (kernels/engine and kernels/host/engine), at each concurrency asked, and prints one JSON
+// object: output tokens/s, TTFT/ITL, the greedy tokens and the largest logit error against the double reference per
+// run; optionally the double reference engine's greedy tokens and its logits at every step of request 0 (the
 // independent check of the reference against the peers). An engine that fails verification, or whose answers in
 // any run disagree with the reference, is not timed: exit 1 with the evidence.
 #include <unistd.h>
@@ -22,15 +22,15 @@
 #include "bench_context.hpp"
 #include "engine/engine_call.hpp"
 #include "engine/engine_template.hpp"
-#include "engine/engine_tolerance.hpp"
-#include "engine/model_weights.hpp"
-#include "engine/reference_engine.hpp"
-#include "engine/served_checks.hpp"
-#include "engine/serving_loop.hpp"
-#include "engine/serving_verdict.hpp"
-#include "engine/workload_trace.hpp"
-#include "host/cxx_compile.hpp"
+#include "kforge/engine/engine_tolerance.hpp"
+#include "kforge/engine/model_weights.hpp"
+#include "kforge/engine/reference_engine.hpp"
+#include "kforge/engine/served_checks.hpp"
+#include "kforge/engine/serving_loop.hpp"
+#include "kforge/engine/serving_verdict.hpp"
+#include "kforge/engine/workload_trace.hpp"
 #include "kforge/kernels/openblas_kernels.hpp"
+#include "sandbox/cxx_compile.hpp"
 
 namespace fs = std::filesystem;
 namespace po = boost::program_options;

@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peers.serving import Policy, load_trace, serve, token_agreement  # noqa: E402
 
 # What the peers get from the serving loop: every closed-loop request in flight, whole prompts per step (the
-# reference baseline's policy, baseline_policy() in kernels/src/engine/serving_verdict.hpp).
+# reference baseline's policy, baseline_policy() in kernels/engine/include/kforge/engine/serving_verdict.hpp).
 PEER_POLICY = Policy(max_batch=16, prefill_chunk=256, decode_first=True)
 # kforge engine genomes for when none is given (hand-picked, not searched: an engine campaign's best goes in with
 # --source/--genome): every fusion, prepacked weights, two threads, 64-token prefill chunks; 8 x 32 register tiles of

@@ -14,10 +14,10 @@
 
 #include "bench_context.hpp"
 #include "cascade.hpp"
-#include "host/candidate_process.hpp"
 #include "kforge/kernels/backend.hpp"
 #include "kforge/mpi_eval/sandbox.hpp"
 #include "record_codec.hpp"
+#include "sandbox/candidate_process.hpp"
 
 namespace fs = std::filesystem;
 using namespace kforge;

@@ -1,4 +1,4 @@
-"""The serving loop of kernels/src/engine/serving_loop.cpp, ported line for line, so a peer engine is timed with
+"""The serving loop of kernels/engine/src/serving_loop.cpp, ported line for line, so a peer engine is timed with
 the same closed-loop accounting as a kforge engine: a virtual clock made only of the measured step times, greedy
 decoding (lowest index on ties), TTFT from admission, inter-token latency between a request's tokens.
 

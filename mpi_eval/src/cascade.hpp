@@ -27,18 +27,6 @@ jobs::EvalRecord evaluate_candidate(kernels::Backend& backend, const jobs::Candi
 jobs::EvalRecord blamed_record(const jobs::Candidate& candidate, const jobs::TaskManifest& manifest, int rank,
                                int deaths);
 
-// The sandbox limits a manifest's settings ask for, as for a host backend (RLIMIT_AS = memory_limit_mb).
-Limits limits_from(const jobs::EvalSettings& settings);
-// The limits for a child that runs `backend` (Backend::name()): those of limits_from(), without the
-// address-space cap when the backend creates a device context (see needs_device_address_space).
-Limits limits_for(const jobs::EvalSettings& settings, std::string_view backend);
-// True for backends whose child creates a CUDA context ("cuda"): the driver reserves far more virtual address
-// space than any memory_limit_mb, so that backend enforces the limit on the device memory a candidate reserves.
-bool needs_device_address_space(std::string_view backend);
-// True for backends whose candidate code runs on the host ("host"): its harness starts a separate, confined
-// candidate process (kernels/src/host/candidate_process.hpp), so the harness child itself may fork.
-bool runs_candidate_code_apart(std::string_view backend);
-
 // The candidate's input seed: the task seed mixed with the candidate id, so that every candidate gets
 // fresh inputs and a re-run of the task gets the same ones.
 std::uint64_t candidate_seed(std::uint64_t task_seed, const std::string& candidate_id);

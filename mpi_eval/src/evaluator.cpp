@@ -17,6 +17,7 @@
 #include "kforge/mpi_eval/child_payload.hpp"
 #include "record_codec.hpp"
 #include "run_context.hpp"
+#include "sandbox_limits.hpp"
 #include "timing_lock.hpp"
 #include "work_distribution.hpp"
 
@@ -53,13 +54,13 @@ BaselineRun time_baselines(kernels::Backend& backend, const jobs::TaskManifest& 
   const auto& s = m.settings;
   if (s.baselines.empty() || s.compile_only) return {};
   fs::create_directories(scratch);
-  Limits limits = limits_for(s, backend.name());  // a device backend needs its address space unlimited
+  Limits limits = limits_for(s, backend);  // a device backend needs its address space unlimited
   const auto count = static_cast<double>(s.baselines.size());
   limits.wall_s *= count;  // each baseline gets what one candidate gets
   limits.cpu_s *= count;
   const kernels::EvalContext ctx{&s, scratch, m.seed, m.target};
   std::optional<TimingLock> lock;  // baselines are timed like candidates: alone on the node's cores
-  if (times_on_shared_cores(backend.name())) lock.emplace(timing_lock_path());
+  if (backend.times_on_shared_cores()) lock.emplace(timing_lock_path());
   const ChildOutcome o = run_sandboxed(limits, scratch, [&] { return encode_baselines(backend.time_baselines(ctx)); });
   const std::string lock_problem = lock ? lock->problem() : std::string();
   lock.reset();

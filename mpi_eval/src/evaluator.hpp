@@ -12,8 +12,8 @@ struct EvaluatorOptions {
   std::filesystem::path manifest_path;
   std::filesystem::path scratch;  // empty: a private folder under the system temp directory
   bool keep_scratch = false;
-  bool rank0_evaluates = true;    // false when MPI gives less than MPI_THREAD_FUNNELED
-  std::string version;            // written into the shard's provenance
+  bool rank0_evaluates = true;  // false when MPI gives less than MPI_THREAD_FUNNELED
+  std::string version;          // written into the shard's provenance
 };
 
 // Collective over MPI_COMM_WORLD. Returns the exit code of this rank (kforge/jobs/exit_codes.hpp); throws

@@ -21,11 +21,20 @@ std::string escape_value(std::string_view raw) {
   out.reserve(raw.size());
   for (char c : raw) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\0': out += "\\0"; break;
-      default: out += c;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\0':
+        out += "\\0";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -41,11 +50,20 @@ std::string unescape_value(std::string_view text) {
     }
     if (++i == text.size()) throw std::invalid_argument("value ends inside an escape: " + std::string(text));
     switch (text[i]) {
-      case '\\': out += '\\'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case '0': out += '\0'; break;
-      default: throw std::invalid_argument(std::string("unknown escape \\") + text[i]);
+      case '\\':
+        out += '\\';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case '0':
+        out += '\0';
+        break;
+      default:
+        throw std::invalid_argument(std::string("unknown escape \\") + text[i]);
     }
   }
   return out;

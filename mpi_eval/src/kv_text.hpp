@@ -11,19 +11,19 @@
 
 namespace kforge::mpi_eval {
 
-std::string escape_value(std::string_view raw);      // '\\' -> "\\\\", '\n' -> "\\n", '\r' -> "\\r", '\0' -> "\\0"
-std::string unescape_value(std::string_view text);   // inverse; throws std::invalid_argument on a bad escape
+std::string escape_value(std::string_view raw);     // '\\' -> "\\\\", '\n' -> "\\n", '\r' -> "\\r", '\0' -> "\\0"
+std::string unescape_value(std::string_view text);  // inverse; throws std::invalid_argument on a bad escape
 
-std::string double_text(double v);                   // %.17g; "nan", "inf", "-inf" round-trip
-double parse_double(std::string_view text, std::string_view key);          // throws std::invalid_argument
-std::int64_t parse_int(std::string_view text, std::string_view key);       // throws std::invalid_argument
-std::string doubles_text(const std::vector<double>& v);                    // comma separated
+std::string double_text(double v);                                    // %.17g; "nan", "inf", "-inf" round-trip
+double parse_double(std::string_view text, std::string_view key);     // throws std::invalid_argument
+std::int64_t parse_int(std::string_view text, std::string_view key);  // throws std::invalid_argument
+std::string doubles_text(const std::vector<double>& v);               // comma separated
 std::vector<double> parse_doubles(std::string_view text, std::string_view key);
 
 // Writes key=value lines in the order given.
 class KvWriter {
  public:
-  explicit KvWriter(std::string_view header);  // first line, e.g. "kforge-record 1"
+  explicit KvWriter(std::string_view header);                   // first line, e.g. "kforge-record 1"
   KvWriter& put(std::string_view key, std::string_view value);  // escapes value
   KvWriter& put(std::string_view key, double value);
   KvWriter& put(std::string_view key, std::int64_t value);

@@ -33,27 +33,47 @@ std::int32_t narrow(std::int64_t v, std::string_view key) {
 }
 
 void put_lineage(KvWriter& out, const jobs::EvalRecord& r) {
-  out.put("candidate_id", r.candidate_id).put("family", r.family).put("backend", r.backend).put("params", r.params)
-      .put("parents", join_ids(r.parents)).put("op", r.op).put("generation", std::int64_t{r.generation})
-      .put("island", std::int64_t{r.island}).put("target", r.target).put("status", jobs::to_string(r.status));
+  out.put("candidate_id", r.candidate_id)
+      .put("family", r.family)
+      .put("backend", r.backend)
+      .put("params", r.params)
+      .put("parents", join_ids(r.parents))
+      .put("op", r.op)
+      .put("generation", std::int64_t{r.generation})
+      .put("island", std::int64_t{r.island})
+      .put("target", r.target)
+      .put("status", jobs::to_string(r.status));
 }
 
 void put_measures(KvWriter& out, const jobs::EvalRecord& r) {
-  out.put("time_median_ms", r.time_median_ms).put("time_min_ms", r.time_min_ms)
-      .put("time_spread_rel", r.time_spread_rel).put("sample_count", std::int64_t{r.sample_count})
+  out.put("time_median_ms", r.time_median_ms)
+      .put("time_min_ms", r.time_min_ms)
+      .put("time_spread_rel", r.time_spread_rel)
+      .put("sample_count", std::int64_t{r.sample_count})
       .put("timing_noisy", std::int64_t{r.timing_noisy ? 1 : 0})
-      .put("samples_ms", doubles_text(r.samples_ms)).put("speedup", r.speedup)
-      .put("max_abs_error", r.max_abs_error).put("max_rel_error", r.max_rel_error).put("compile_ms", r.compile_ms)
-      .put("registers", std::int64_t{r.registers}).put("shared_bytes", r.shared_bytes)
+      .put("samples_ms", doubles_text(r.samples_ms))
+      .put("speedup", r.speedup)
+      .put("max_abs_error", r.max_abs_error)
+      .put("max_rel_error", r.max_rel_error)
+      .put("compile_ms", r.compile_ms)
+      .put("registers", std::int64_t{r.registers})
+      .put("shared_bytes", r.shared_bytes)
       .put("spill_bytes", r.spill_bytes);
   put_metrics(out, "metrics", r.metrics);
 }
 
 void put_place(KvWriter& out, const jobs::EvalRecord& r) {
-  out.put("host", r.host).put("gpu_model", r.gpu_model).put("slurm_job_id", r.slurm_job_id)
-      .put("slurm_array_task", std::int64_t{r.slurm_array_task}).put("rank", std::int64_t{r.rank})
-      .put("evaluated_at", r.evaluated_at).put("harness_ms", r.harness_ms).put("evidence", r.evidence)
-      .put("failed_case", r.failed_case).put("source", r.source).put("ptx", r.ptx);
+  out.put("host", r.host)
+      .put("gpu_model", r.gpu_model)
+      .put("slurm_job_id", r.slurm_job_id)
+      .put("slurm_array_task", std::int64_t{r.slurm_array_task})
+      .put("rank", std::int64_t{r.rank})
+      .put("evaluated_at", r.evaluated_at)
+      .put("harness_ms", r.harness_ms)
+      .put("evidence", r.evidence)
+      .put("failed_case", r.failed_case)
+      .put("source", r.source)
+      .put("ptx", r.ptx);
 }
 
 void get_lineage(const KvReader& in, jobs::EvalRecord& r) {
@@ -127,9 +147,12 @@ std::string encode_baselines(const std::vector<jobs::Baseline>& b) {
   out.put("count", static_cast<std::int64_t>(b.size()));
   for (std::size_t i = 0; i < b.size(); ++i) {
     const std::string p = "baseline." + std::to_string(i) + ".";
-    out.put(p + "name", b[i].name).put(p + "time_median_ms", b[i].time_median_ms)
-        .put(p + "time_min_ms", b[i].time_min_ms).put(p + "sample_count", std::int64_t{b[i].sample_count})
-        .put(p + "host", b[i].host).put(p + "task", std::int64_t{b[i].task});
+    out.put(p + "name", b[i].name)
+        .put(p + "time_median_ms", b[i].time_median_ms)
+        .put(p + "time_min_ms", b[i].time_min_ms)
+        .put(p + "sample_count", std::int64_t{b[i].sample_count})
+        .put(p + "host", b[i].host)
+        .put(p + "task", std::int64_t{b[i].task});
   }
   return out.str();
 }

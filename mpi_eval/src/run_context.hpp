@@ -7,7 +7,6 @@
 
 namespace kforge::mpi_eval {
 
-
 struct SlurmIds {
   std::int64_t job_id = -1;      // SLURM_ARRAY_JOB_ID, else SLURM_JOB_ID
   std::int32_t array_task = -1;  // SLURM_ARRAY_TASK_ID

@@ -175,8 +175,10 @@ std::string ChildOutcome::describe() const {
       return "completed in " + seconds_text(wall_ms);
     case ChildEnd::exited_early:
       return "exited with code " + std::to_string(exit_code) + " before reporting a result";
-    case ChildEnd::signalled: return kernels::signal_phrase(signal);
-    case ChildEnd::timed_out: return "timed out after " + seconds_text(wall_ms) + " wall clock";
+    case ChildEnd::signalled:
+      return kernels::signal_phrase(signal);
+    case ChildEnd::timed_out:
+      return "timed out after " + seconds_text(wall_ms) + " wall clock";
     case ChildEnd::bad_message:
       return "sent a corrupt result message (exit code " + std::to_string(exit_code) + ")";
   }
@@ -195,8 +197,8 @@ ChildOutcome run_sandboxed(const Limits& limits, const std::filesystem::path& sc
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("run_sandboxed: fork failed: ") + std::strerror(errno));
-  if (pid == 0) run_child(limits, scratch, body, ChildPipes{output.write_end->get(), result.write_end->get()}, parent,
-                          key);
+  if (pid == 0)
+    run_child(limits, scratch, body, ChildPipes{output.write_end->get(), result.write_end->get()}, parent, key);
   ::setpgid(pid, pid);  // also done by the child; whichever runs first wins the race with kill(-pid)
   output.write_end->reset();
   result.write_end->reset();

@@ -51,8 +51,6 @@ std::filesystem::path timing_lock_path() {
   return std::filesystem::temp_directory_path() / ("kforge-timing-" + host + ".lock");
 }
 
-bool times_on_shared_cores(std::string_view backend) { return backend == "host"; }
-
 TimingLock::TimingLock(const std::filesystem::path& path) {
   const int fd = open_lock_file(path, problem_);
   if (fd < 0) return;

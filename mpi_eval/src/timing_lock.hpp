@@ -16,9 +16,9 @@ namespace kforge::mpi_eval {
 // $KFORGE_TIMING_LOCK when set and not empty, else <system temp dir>/kforge-timing-<host name>.lock.
 std::filesystem::path timing_lock_path();
 
-// True for backends whose timing runs on the host's cores and is disturbed by another timing there ("host").
-// A "cuda" rank owns its GPU (one rank per GPU) and "replay" answers from a measured space: neither takes the lock.
-bool times_on_shared_cores(std::string_view backend);
+// Which backends take it: those whose timing runs on the host's cores and is disturbed by another timing there
+// (kernels::Backend::times_on_shared_cores: the host backend). A cuda rank owns its GPU (one rank per GPU) and
+// replay answers from a measured space: neither takes the lock.
 
 // Holds the lock from construction (which blocks until it is free) to destruction. Never throws: when the file
 // cannot be opened or locked, problem() says why and the caller times without the lock.

@@ -7,9 +7,9 @@
 namespace kforge::mpi_eval {
 
 // True for an ok record with at least two samples whose spread, (max - min) / median, is not under
-// target_spread. The timing loop (kernels/src/timing.hpp, sample_calls) stops as soon as min_repeats samples
-// are under the target, so such a record ran out of repeats or time while its samples still disagreed: its
-// median is less trustworthy, typically because something else ran on the same cores.
+// target_spread. The timing loop (kernels/core/include/kforge/kernels/timing.hpp, sample_calls) stops as soon as
+// min_repeats samples are under the target, so such a record ran out of repeats or time while its samples still
+// disagreed: its median is less trustworthy, typically because something else ran on the same cores.
 bool misses_target_spread(const jobs::EvalRecord& r, double target_spread);
 
 // Sets r.timing_noisy from misses_target_spread and, when noisy, appends a line saying so to r.evidence.

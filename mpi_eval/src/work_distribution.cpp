@@ -34,8 +34,8 @@ class Results {
   explicit Results(std::size_t n) : records_(n) {}
   void store(std::size_t index, jobs::EvalRecord r) {
     const std::lock_guard lock(mutex_);
-    if (index >= records_.size()) throw std::runtime_error("a record arrived for unknown candidate index " +
-                                                           std::to_string(index));
+    if (index >= records_.size())
+      throw std::runtime_error("a record arrived for unknown candidate index " + std::to_string(index));
     records_[index] = std::move(r);
   }
   std::vector<std::optional<jobs::EvalRecord>> take() { return std::move(records_); }

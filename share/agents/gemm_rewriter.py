@@ -5,7 +5,7 @@ Protocol (docs/agents.md): gemm_rewriter.py --brief BRIEF.yaml --children CHILDR
 
 It reads the brief's JSON twin (BRIEF.json, written beside BRIEF.yaml by kforge; PyYAML is used only when the
 twin is missing), and for the parents that carry a source it applies real edits to the rendered C++ of the
-host gemm template (kernels/src/host/gemm_template_text.cpp): loop unrolling pragmas, a loop interchange of
+host gemm template (kernels/host/gemm/gemm_template_text.cpp): loop unrolling pragmas, a loop interchange of
 the edge tile, software prefetch, restrict and ivdep hints, function flattening. Each child is one edit of one
 parent, written with the parent's genome, the edited source and a rationale. The output is JSON, which is
 valid YAML. Same brief in, same children out: nothing here is random.

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-tools/small-campaign.sh share/examples/engine-host.yaml "$OUT/engine-small.yaml" 1 2
+tools/small-campaign.sh share/examples/engine-host.yaml "$OUT/engine-small.yaml" 1 3
 /usr/bin/python3 bench/engine_checks_cost.py --build "$BUILD" --examples "$OUT/engine-small.yaml" --json > "$OUT/cost.json"
 /usr/bin/python3 - "$OUT/cost.json" <<'PY'
 import json, sys

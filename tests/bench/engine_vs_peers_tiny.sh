@@ -16,7 +16,7 @@ python3 - "$OUT/peers.json" <<'PY'
 import json, re, sys
 r = json.load(open(sys.argv[1]))
 tolerance = float(re.search(r"kLogitRelTolerance = ([0-9.e+-]+);",
-                            open("kernels/src/engine/engine_tolerance.hpp").read()).group(1))
+                            open("kernels/engine/include/kforge/engine/engine_tolerance.hpp").read()).group(1))
 names = [p["name"] for p in r["peers"]]
 assert "pytorch-eager" in names, r["skipped"]
 assert "llama.cpp" in names or "llama.cpp" in r["skipped"], r

@@ -5,10 +5,10 @@
 
 #include <cmath>
 
-#include "gemm_problem.hpp"
-#include "host/kda_problem.hpp"
 #include "host_gemm_test_support.hpp"
-#include "verification.hpp"
+#include "kforge/kernels/gemm_problem.hpp"
+#include "kforge/kernels/kda_problem.hpp"
+#include "kforge/kernels/verification.hpp"
 
 namespace kforge::kernels {
 namespace {

@@ -10,14 +10,14 @@
 #include <vector>
 
 #include "engine/engine_template.hpp"
-#include "gemm_problem.hpp"
-#include "host/gemm_baselines.hpp"
-#include "host/gemm_template.hpp"
-#include "host/kda_baselines.hpp"
-#include "host/kda_problem.hpp"
-#include "host/kda_template.hpp"
+#include "gemm/gemm_baselines.hpp"
+#include "gemm/gemm_template.hpp"
+#include "kda/kda_baselines.hpp"
+#include "kda/kda_template.hpp"
 #include "kforge/kernels/backend.hpp"
 #include "kforge/kernels/family_schema.hpp"
+#include "kforge/kernels/gemm_problem.hpp"
+#include "kforge/kernels/kda_problem.hpp"
 
 namespace kforge::kernels {
 namespace {

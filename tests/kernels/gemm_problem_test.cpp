@@ -3,9 +3,9 @@
 
 #include <cmath>
 
-#include "gemm_problem.hpp"
-#include "host/gemm_baselines.hpp"
-#include "timing.hpp"
+#include "gemm/gemm_baselines.hpp"
+#include "kforge/kernels/gemm_problem.hpp"
+#include "kforge/kernels/timing.hpp"
 
 namespace kforge::kernels {
 namespace {
@@ -89,7 +89,12 @@ TEST(Timing, StopsAtMaxRepeatsAndRunsTheHooksOutsideTheTimer) {
   p.target_spread = -1.0;  // never satisfied: only max_repeats can stop it
   p.time_cap_s = 100.0;
   int calls = 0, befores = 0, afters = 0;
-  const auto t = sample_calls(p, [&] { ++calls; }, [&] { ++befores; }, [&] { ++afters; return std::string(); });
+  const auto t = sample_calls(
+      p, [&] { ++calls; }, [&] { ++befores; },
+      [&] {
+        ++afters;
+        return std::string();
+      });
   EXPECT_EQ(t.samples_ms.size(), 5u);
   EXPECT_EQ(calls, 7);
   EXPECT_EQ(befores, 7);
@@ -102,7 +107,8 @@ TEST(Timing, StopsAtTheFirstFailedCheck) {
   p.max_repeats = 10;
   p.target_spread = -1.0;
   int n = 0;
-  const auto t = sample_calls(p, [] {}, {}, [&] { return ++n == 2 ? std::string("bad output") : std::string(); });
+  const auto t = sample_calls(
+      p, [] {}, {}, [&] { return ++n == 2 ? std::string("bad output") : std::string(); });
   EXPECT_EQ(t.samples_ms.size(), 2u);
   EXPECT_EQ(t.failure, "bad output");
 }
@@ -115,8 +121,8 @@ TEST(Timing, MedianAndSpread) {
 }
 
 TEST(PhysicalCeiling, FlagsOnlyRatesAboveTheCeiling) {
-  const double flop = 2.0 * 384 * 384 * 384;  // 113 MFLOP
-  EXPECT_FALSE(beyond_physical_ceiling(flop, 1.0, kHostCeilingFlopPerS));  // 113 GFLOP/s: a fast core
+  const double flop = 2.0 * 384 * 384 * 384;                                        // 113 MFLOP
+  EXPECT_FALSE(beyond_physical_ceiling(flop, 1.0, kHostCeilingFlopPerS));           // 113 GFLOP/s: a fast core
   const auto evidence = beyond_physical_ceiling(flop, 0.01, kHostCeilingFlopPerS);  // 11 TFLOP/s
   ASSERT_TRUE(evidence);
   EXPECT_NE(evidence->find("faster than physically possible"), std::string::npos);

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "gemm_problem.hpp"
 #include "kforge/kernels/backend.hpp"
-#include "timing.hpp"
+#include "kforge/kernels/gemm_problem.hpp"
+#include "kforge/kernels/timing.hpp"
 
 namespace {
 
@@ -18,8 +18,8 @@ using kforge::jobs::Genome;
 
 Genome genome(int mc, int nc, int kc, int mr, int nr, int vec, int unroll, int pack, const char* order) {
   Genome g;
-  g.params = {{"MC", std::int64_t{mc}}, {"NC", std::int64_t{nc}},         {"KC", std::int64_t{kc}},
-              {"MR", std::int64_t{mr}}, {"NR", std::int64_t{nr}},         {"VEC", std::int64_t{vec}},
+  g.params = {{"MC", std::int64_t{mc}},         {"NC", std::int64_t{nc}},     {"KC", std::int64_t{kc}},
+              {"MR", std::int64_t{mr}},         {"NR", std::int64_t{nr}},     {"VEC", std::int64_t{vec}},
               {"UNROLL", std::int64_t{unroll}}, {"PACK", std::int64_t{pack}}, {"LOOP_ORDER", std::string(order)}};
   return g;
 }
@@ -52,10 +52,10 @@ int main(int argc, char** argv) {
                 gflops(flop, b.time_median_ms));
 
   const std::vector<Genome> genomes = {
-      genome(96, 384, 384, 6, 16, 8, 4, 1, "jpi"),  genome(96, 384, 384, 8, 24, 8, 4, 1, "jpi"),
-      genome(64, 512, 256, 4, 24, 8, 4, 1, "pji"),  genome(128, 1024, 384, 6, 16, 8, 8, 1, "jip"),
-      genome(96, 384, 384, 6, 16, 8, 4, 0, "jpi"),  genome(192, 512, 192, 8, 16, 8, 2, 1, "jpi"),
-      genome(64, 256, 128, 4, 8, 4, 2, 0, "pji"),   genome(32, 128, 64, 2, 8, 1, 1, 1, "jpi")};
+      genome(96, 384, 384, 6, 16, 8, 4, 1, "jpi"), genome(96, 384, 384, 8, 24, 8, 4, 1, "jpi"),
+      genome(64, 512, 256, 4, 24, 8, 4, 1, "pji"), genome(128, 1024, 384, 6, 16, 8, 8, 1, "jip"),
+      genome(96, 384, 384, 6, 16, 8, 4, 0, "jpi"), genome(192, 512, 192, 8, 16, 8, 2, 1, "jpi"),
+      genome(64, 256, 128, 4, 8, 4, 2, 0, "pji"),  genome(32, 128, 64, 2, 8, 1, 1, 1, "jpi")};
   for (std::size_t i = 0; i < genomes.size(); ++i) {
     jobs::Candidate c;
     c.genome = genomes[i];

@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "host/gemm_template.hpp"
+#include "gemm/gemm_template.hpp"
 #include "host_gemm_test_support.hpp"
 
 namespace kforge::kernels {

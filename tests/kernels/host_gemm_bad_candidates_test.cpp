@@ -2,9 +2,9 @@
 // with evidence that says why.
 #include <gtest/gtest.h>
 
-#include "gemm_problem.hpp"
-#include "verification.hpp"
 #include "host_gemm_test_support.hpp"
+#include "kforge/kernels/gemm_problem.hpp"
+#include "kforge/kernels/verification.hpp"
 
 namespace kforge::kernels {
 namespace {
@@ -13,14 +13,16 @@ namespace {
 std::string naive_source(const std::string& extra, const std::string& guard = "") {
   return R"(
 extern "C" void kforge_gemm(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-)" + guard + R"(
+)" + guard +
+         R"(
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       float s = 0.0f;
       for (int k = 0; k < K; ++k) s += A[i * lda + k] * B[k * ldb + j];
       C[i * ldc + j] = s;
     }
-)" + extra + "\n}\n";
+)" + extra +
+         "\n}\n";
 }
 
 class BadCandidate : public ::testing::Test {
@@ -111,8 +113,9 @@ TEST_F(BadCandidate, ModifyingAIsDetectedAsCheating) {
 TEST_F(BadCandidate, SkippingWorkOnceVerifiedIsCaughtWhileTimed) {
   // Correct for the verification calls, then returns at once: C keeps the poison of the timed call.
   const auto verify_calls = gemm::verification_shapes(gemm::main_shape(settings_)).size();
-  const VerifyResult v =
-      verify(naive_source("", "static unsigned calls = 0;\n  if (++calls > " + std::to_string(verify_calls) + "u) return;"), "lazy");
+  const VerifyResult v = verify(
+      naive_source("", "static unsigned calls = 0;\n  if (++calls > " + std::to_string(verify_calls) + "u) return;"),
+      "lazy");
   ASSERT_EQ(v.status, jobs::Status::ok) << v.evidence;
   const TimeResult t = backend_->time(testing::context(settings_, scratch_.sub("lazy")));
   EXPECT_EQ(t.status, jobs::Status::cheat_detected);
@@ -143,8 +146,10 @@ TEST_F(BadCandidate, FailedCaseReproducesTheInputsThatCaughtIt) {
   std::uint64_t missed_seed = 0;
   for (std::uint64_t seed = 1; seed < 200 && (caught.empty() || missed_seed == 0); ++seed) {
     const VerifyResult v = backend_->verify(testing::context(settings_, scratch_.path(), seed));
-    if (v.status == jobs::Status::ok) missed_seed = seed;
-    else if (caught.empty()) caught = v.failed_case;
+    if (v.status == jobs::Status::ok)
+      missed_seed = seed;
+    else if (caught.empty())
+      caught = v.failed_case;
   }
   ASSERT_FALSE(caught.empty());
   ASSERT_NE(missed_seed, 0u);

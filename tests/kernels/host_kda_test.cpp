@@ -5,8 +5,8 @@
 #include <random>
 #include <stdexcept>
 
-#include "host/kda_template.hpp"
 #include "host_gemm_test_support.hpp"
+#include "kda/kda_template.hpp"
 
 namespace kforge::kernels {
 namespace {
@@ -21,8 +21,10 @@ jobs::EvalSettings small_kda_settings() {
 
 jobs::Genome kda_genome(int chunk, int dv_tile, int unroll, int vec) {
   jobs::Genome g;
-  g.params = {{"CHUNK", std::int64_t{chunk}}, {"DV_TILE", std::int64_t{dv_tile}},
-              {"UNROLL", std::int64_t{unroll}}, {"VEC", std::int64_t{vec}}};
+  g.params = {{"CHUNK", std::int64_t{chunk}},
+              {"DV_TILE", std::int64_t{dv_tile}},
+              {"UNROLL", std::int64_t{unroll}},
+              {"VEC", std::int64_t{vec}}};
   return g;
 }
 
@@ -84,7 +86,8 @@ TEST(HostKdaBackend, RandomGenomesVerifyIncludingTokenCountsNoChunkDivides) {
   };
   for (int n = 0; n < 3; ++n) {
     // DV_TILE 48 and 24 do not divide D = 128: the last value tile is partial.
-    const jobs::Genome g = kda_genome(pick({16, 32, 64}), pick({16, 24, 48, 64, 128}), pick({1, 2, 4}), pick({1, 4, 8}));
+    const jobs::Genome g =
+        kda_genome(pick({16, 32, 64}), pick({16, 24, 48, 64, 128}), pick({1, 2, 4}), pick({1, 4, 8}));
     const VerifyResult v = compile_and_verify(*backend, kda_candidate(g), s, scratch, "random" + std::to_string(n));
     EXPECT_EQ(v.status, jobs::Status::ok) << g.to_text() << ": " << v.evidence;
   }
@@ -94,8 +97,8 @@ TEST(HostKdaBackend, CandidateThatSkipsTheStateDecayIsAWrongResult) {
   testing::ScratchDir scratch;
   const auto backend = make_backend("host", "kda");
   const std::string buggy = edited_default_source("for (int col = 0; col < dv; ++col) Sc[col] *= d;", "(void)d;");
-  const VerifyResult v = compile_and_verify(*backend, kda_candidate(default_genome(), buggy), small_kda_settings(),
-                                            scratch, "buggy");
+  const VerifyResult v =
+      compile_and_verify(*backend, kda_candidate(default_genome(), buggy), small_kda_settings(), scratch, "buggy");
   EXPECT_EQ(v.status, jobs::Status::wrong_result);
   EXPECT_NE(v.evidence.find("wrong result"), std::string::npos) << v.evidence;
 }
@@ -103,9 +106,10 @@ TEST(HostKdaBackend, CandidateThatSkipsTheStateDecayIsAWrongResult) {
 TEST(HostKdaBackend, CandidateThatWritesIntoQIsACheat) {
   testing::ScratchDir scratch;
   const auto backend = make_backend("host", "kda");
-  const std::string cheat = edited_default_source("  Work w(D);\n", "  Work w(D);\n  const_cast<float*>(q)[0] += 1.f;\n");
-  const VerifyResult v = compile_and_verify(*backend, kda_candidate(default_genome(), cheat), small_kda_settings(),
-                                            scratch, "cheat");
+  const std::string cheat =
+      edited_default_source("  Work w(D);\n", "  Work w(D);\n  const_cast<float*>(q)[0] += 1.f;\n");
+  const VerifyResult v =
+      compile_and_verify(*backend, kda_candidate(default_genome(), cheat), small_kda_settings(), scratch, "cheat");
   EXPECT_EQ(v.status, jobs::Status::cheat_detected);
   EXPECT_NE(v.evidence.find("input q modified"), std::string::npos) << v.evidence;
 }

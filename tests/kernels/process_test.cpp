@@ -1,8 +1,8 @@
 // The process runner the host backend compiles with: output capture, exit status, timeout, bad programs.
 #include <gtest/gtest.h>
 
-#include "detail/process.hpp"
 #include "host_gemm_test_support.hpp"
+#include "kforge/kernels/process.hpp"
 
 namespace kforge::kernels::detail {
 namespace {

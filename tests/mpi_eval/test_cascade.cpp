@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cascade.hpp"
+#include "sandbox_limits.hpp"
 #include "timing_verdict.hpp"
 
 namespace fs = std::filesystem;
@@ -70,8 +71,9 @@ TEST_F(CascadeTest, GenomeMissingTemplateParametersIsACompileErrorNamingTheRende
 
 TEST_F(CascadeTest, CompileOnlyStopsAfterCompilingWithoutTimes) {
   manifest_.settings.compile_only = true;
-  const jobs::Candidate c = candidate("extern \"C\" void kforge_gemm(int, int, int, const float*, int, const float*, "
-                                      "int, float*, int) { for (;;) {} }\n");
+  const jobs::Candidate c = candidate(
+      "extern \"C\" void kforge_gemm(int, int, int, const float*, int, const float*, "
+      "int, float*, int) { for (;;) {} }\n");
   const jobs::EvalRecord r = mpi_eval::evaluate_candidate(*backend_, c, manifest_, root_, 0, {.keep_scratch = true});
   EXPECT_EQ(r.status, jobs::Status::ok) << r.evidence;
   EXPECT_EQ(r.sample_count, 0);
@@ -89,20 +91,26 @@ TEST_F(CascadeTest, CandidateForAnotherBackendIsNotCompiled) {
   EXPECT_TRUE(std::isnan(r.compile_ms));
 }
 
-TEST(CascadeLimits, CudaChildrenGetNoAddressSpaceCapWhileOtherBackendsKeepIt) {
+TEST(CascadeLimits, DeviceBackendsGetNoAddressSpaceCapWhileOtherBackendsKeepIt) {
   jobs::EvalSettings s;
   s.memory_limit_mb = 512;
   s.file_limit_mb = 8;
-  for (const char* backend : {"host", "replay"}) {
-    const mpi_eval::Limits l = mpi_eval::limits_for(s, backend);
-    EXPECT_TRUE(l.limit_address_space) << backend;
+  for (const auto& [backend, family] : {std::pair{"host", "gemm"}, {"host", "engine"}, {"replay", "gemm"}}) {
+    const mpi_eval::Limits l = mpi_eval::limits_for(s, *kernels::make_backend(backend, family));
+    EXPECT_TRUE(l.limit_address_space) << backend << "/" << family;
     EXPECT_EQ(l.memory_bytes, 512LL << 20) << backend;
+    // The host backend's child starts the confined candidate process; every other child may not fork.
+    EXPECT_EQ(l.forbid_processes, std::string(backend) != "host") << backend << "/" << family;
   }
-  const mpi_eval::Limits cuda = mpi_eval::limits_for(s, "cuda");
-  EXPECT_FALSE(cuda.limit_address_space) << "a CUDA context reserves more address space than any memory limit";
-  EXPECT_EQ(cuda.file_bytes, 8LL << 20) << "the other limits stay";
-  EXPECT_EQ(cuda.wall_s, s.wall_timeout_s);
-  EXPECT_TRUE(cuda.forbid_processes);
+#ifdef KFORGE_HAVE_CUDA
+  for (const char* family : {"gemm", "engine"}) {
+    const mpi_eval::Limits cuda = mpi_eval::limits_for(s, *kernels::make_backend("cuda", family));
+    EXPECT_FALSE(cuda.limit_address_space) << "a CUDA context reserves more address space than any memory limit";
+    EXPECT_EQ(cuda.file_bytes, 8LL << 20) << "the other limits stay";
+    EXPECT_EQ(cuda.wall_s, s.wall_timeout_s);
+    EXPECT_TRUE(cuda.forbid_processes);
+  }
+#endif
 }
 
 namespace {

@@ -35,8 +35,8 @@ class SandboxTest : public ::testing::Test {
 
   ChildOutcome run(const std::function<std::string()>& body) { return run_sandboxed(limits_, scratch_, body); }
 
-  Limits limits_{.wall_s = 10.0, .cpu_s = 10.0, .memory_bytes = 256LL << 20, .file_bytes = 1LL << 20,
-                 .forbid_processes = true};
+  Limits limits_{
+      .wall_s = 10.0, .cpu_s = 10.0, .memory_bytes = 256LL << 20, .file_bytes = 1LL << 20, .forbid_processes = true};
   fs::path scratch_;
 };
 

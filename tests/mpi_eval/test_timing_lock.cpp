@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "cascade.hpp"
+#include "kforge/kernels/backend.hpp"
 #include "kforge/mpi_eval/sandbox.hpp"
 #include "timing_lock.hpp"
 
@@ -175,9 +176,15 @@ TEST(TimingLockPath, EnvironmentChoosesTheFileElseOnePerHostInTheTempFolder) {
   const fs::path p = mpi_eval::timing_lock_path();
   EXPECT_EQ(p.parent_path(), fs::temp_directory_path());
   EXPECT_TRUE(p.filename().string().starts_with("kforge-timing-")) << p;
-  EXPECT_TRUE(mpi_eval::times_on_shared_cores("host"));
-  EXPECT_FALSE(mpi_eval::times_on_shared_cores("cuda")) << "one rank per GPU: the device is not shared";
-  EXPECT_FALSE(mpi_eval::times_on_shared_cores("replay"));
+}
+
+TEST(TimingLockPath, OnlyBackendsThatTimeOnTheNodesCoresTakeIt) {
+  for (const char* family : {"gemm", "kda", "engine"})
+    EXPECT_TRUE(kernels::make_backend("host", family)->times_on_shared_cores()) << family;
+  EXPECT_FALSE(kernels::make_backend("replay", "gemm")->times_on_shared_cores()) << "it answers from a space";
+#ifdef KFORGE_HAVE_CUDA
+  EXPECT_FALSE(kernels::make_backend("cuda", "gemm")->times_on_shared_cores()) << "one rank per GPU";
+#endif
 }
 
 TEST_F(TimingLockTest, TheCascadeWaitsForTheLockBeforeItRunsTheCandidate) {

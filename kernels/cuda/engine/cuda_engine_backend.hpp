@@ -15,8 +15,8 @@
 #include "arch.hpp"
 #include "cuda_engine_params.hpp"
 #include "cuda_engine_plan.hpp"
-#include "engine/model_weights.hpp"
-#include "engine/reference_engine.hpp"
+#include "kforge/engine/model_weights.hpp"
+#include "kforge/engine/reference_engine.hpp"
 #include "kforge/kernels/cuda/cuda_backend.hpp"
 #include "module_compile.hpp"
 
@@ -51,6 +51,7 @@ class CudaEngineBackend final : public Backend {
   // "reference": the double reference engine on the node's CPU; "cublas": the default genome's module with every
   // projection through cublasSgemm (fp32), on the GPU. Both serve the same trace on the same virtual clock.
   std::vector<jobs::Baseline> time_baselines(const EvalContext& ctx) override;
+  bool creates_device_context() const override { return true; }
 
   // The harness's defines for a model and genome: the module's layouts (head dim, prepacked weights, KV blocks).
   static std::vector<std::string> layout_defines(const jobs::ModelSpec& model, const CudaEngineParams& p);

@@ -7,7 +7,8 @@
 #include "cuda_engine_backend.hpp"
 #include "cuda_engine_launches.hpp"
 #include "cuda_engine_source.hpp"
-#include "engine/serving_verdict.hpp"
+#include "kforge/engine/serving_verdict.hpp"
+#include "kforge/kernels/cuda/cuda_engine.hpp"
 #include "module_compile.hpp"
 #include "resource_check.hpp"
 
@@ -27,6 +28,16 @@ CudaEngineBackend::CudaEngineBackend(CudaBackendOptions options, DeviceFactory d
     : options_(std::move(options)), make_device_(std::move(device)) {}
 
 CudaEngineBackend::~CudaEngineBackend() = default;
+
+}  // namespace kforge::kernels::cuda::engine
+
+namespace kforge::kernels::cuda {
+
+std::unique_ptr<Backend> make_cuda_engine_backend() { return std::make_unique<engine::CudaEngineBackend>(); }
+
+}  // namespace kforge::kernels::cuda
+
+namespace kforge::kernels::cuda::engine {
 
 std::vector<std::string> CudaEngineBackend::layout_defines(const jobs::ModelSpec& model, const CudaEngineParams& p) {
   return {head_dim_option(model.head_dim), "-DKF_PREPACK=" + std::to_string(p.prepack ? 1 : 0),

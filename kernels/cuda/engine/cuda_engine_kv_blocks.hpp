@@ -6,8 +6,8 @@
 #include <span>
 #include <vector>
 
-#include "engine/reference_engine.hpp"
-#include "engine/serving_verdict.hpp"
+#include "kforge/engine/reference_engine.hpp"
+#include "kforge/engine/serving_verdict.hpp"
 
 namespace kforge::kernels::cuda::engine {
 

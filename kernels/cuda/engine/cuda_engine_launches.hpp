@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "cuda_engine_params.hpp"
-#include "engine/serving_verdict.hpp"
 #include "family.hpp"
+#include "kforge/engine/serving_verdict.hpp"
 #include "kforge/jobs/engine_spec.hpp"
 
 namespace kforge::kernels::cuda::engine {

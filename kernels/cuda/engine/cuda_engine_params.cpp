@@ -17,26 +17,7 @@ std::string join(const std::vector<std::string>& words) {
 }  // namespace
 
 const ParamSpace& cuda_engine_space() {
-  static const ParamSpace space = {
-      {"BM", {16, 32, 64, 128}},
-      {"BN", {32, 64, 128}},
-      {"BK", {8, 16, 32}},
-      {"TM", {1, 2, 4, 8}},
-      {"TN", {1, 2, 4, 8}},
-      {"SPLIT_K", {1, 2, 4, 8}},
-      {"ATTN_THREADS", {32, 64, 128, 256}},
-      {"ATTN_TILE", {32, 64, 128}},
-      {"NORM_THREADS", {32, 64, 128, 256}},
-      {"kda_state_regs", {0, 1}},
-      {"fuse_qkv", {0, 1}},
-      {"fuse_gate_up", {0, 1}},
-      {"fold_norm", {0, 1}},
-      {"residual_epilogue", {0, 1}},
-      {"prepack", {0, 1}},
-      {"kv_block", {0, 16, 32, 64}},
-      {"max_batch", {1, 2, 4, 8, 16}},
-      {"prefill_chunk", {16, 32, 64, 128, 256}},
-  };
+  static const ParamSpace space = space_of(*find_family_schema("cuda", "engine"));  // cuda_engine_schema.cpp
   return space;
 }
 

@@ -6,7 +6,7 @@
 
 #include "cuda_engine_kv_blocks.hpp"
 #include "cuda_engine_weights.hpp"
-#include "engine/engine_abi.hpp"
+#include "kforge/engine/engine_abi.hpp"
 
 namespace kforge::kernels::cuda::engine {
 namespace {

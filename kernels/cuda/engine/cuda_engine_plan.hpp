@@ -12,10 +12,10 @@
 
 #include "cuda_engine_launches.hpp"
 #include "cuda_engine_params.hpp"
-#include "engine/model_weights.hpp"
-#include "engine/serving_loop.hpp"
-#include "engine/serving_verdict.hpp"
 #include "engine_device.hpp"
+#include "kforge/engine/model_weights.hpp"
+#include "kforge/engine/serving_loop.hpp"
+#include "kforge/engine/serving_verdict.hpp"
 
 namespace kforge::kernels::cuda::engine {
 

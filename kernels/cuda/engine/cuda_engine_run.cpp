@@ -7,10 +7,10 @@
 #include "cublas_gemm.hpp"
 #include "cuda_engine_backend.hpp"
 #include "driver_engine_device.hpp"
-#include "engine/physical_floor.hpp"
-#include "engine/reference_engine.hpp"
-#include "engine/serving_verdict.hpp"
-#include "timing.hpp"
+#include "kforge/engine/physical_floor.hpp"
+#include "kforge/engine/reference_engine.hpp"
+#include "kforge/engine/serving_verdict.hpp"
+#include "kforge/kernels/timing.hpp"
 
 namespace kforge::kernels::cuda::engine {
 namespace {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "cuda_engine_params.hpp"
-#include "engine/model_weights.hpp"
 #include "engine_device.hpp"
+#include "kforge/engine/model_weights.hpp"
 
 namespace kforge::kernels::cuda::engine {
 

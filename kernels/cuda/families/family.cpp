@@ -6,9 +6,9 @@
 #include <stdexcept>
 
 #include "gemm/gemm_family.hpp"
-#include "kforge/jobs/validation_case.hpp"
 #include "host_data.hpp"
 #include "kda/kda_family.hpp"
+#include "kforge/jobs/validation_case.hpp"
 #include "rmsnorm/rmsnorm_family.hpp"
 
 namespace kforge::kernels::cuda {
@@ -60,8 +60,7 @@ std::string problem_text(const Problem& p) {
 }
 
 std::vector<VerificationCase> verification_cases(const CudaFamily& family, const Problem& main,
-                                                 const std::vector<std::string>& validation_cases,
-                                                 std::uint64_t seed) {
+                                                 const std::vector<std::string>& validation_cases, std::uint64_t seed) {
   std::vector<VerificationCase> cases;
   std::vector<InputClass> classes;
   for (const Problem& p : family.verification_problems(main)) {
@@ -123,6 +122,19 @@ bool ToleranceCheck::element(double got, double expected, double tolerance,
   outcome_.evidence = what_ + " " + index_text() + buf +
                       (std::isfinite(got) ? "" : " (NaN/Inf: an element the kernel did not write keeps its poison)");
   return false;
+}
+
+ParamSpace space_of(const FamilySchema& schema) {
+  ParamSpace space;
+  for (const ParameterSchema& p : schema.parameters)
+    if (p.type == ParameterSchema::Type::integer && !p.int_choices.empty()) space[p.name] = p.int_choices;
+  return space;
+}
+
+ParamSpace CudaFamily::space() const {
+  const FamilySchema* schema = find_family_schema("cuda", name());
+  if (schema == nullptr) throw std::logic_error("cuda family " + name() + " has no schema (family_schema.hpp)");
+  return space_of(*schema);
 }
 
 std::optional<std::string> outside_space(const ParamSpace& space, const jobs::Genome& g) {

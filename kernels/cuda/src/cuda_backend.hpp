@@ -29,6 +29,7 @@ class CudaBackend final : public Backend {
   VerifyResult verify(const EvalContext& ctx) override;
   TimeResult time(const EvalContext& ctx) override;
   std::vector<jobs::Baseline> time_baselines(const EvalContext& ctx) override;
+  bool creates_device_context() const override { return true; }
 
   bool last_compile_was_cache_hit() const { return last_cache_hit_; }
   const CudaFamily& cuda_family() const { return *family_; }

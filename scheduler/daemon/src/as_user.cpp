@@ -11,22 +11,14 @@
 #include <cstring>
 #include <thread>
 
+#include "kforge/jobs/fd_io.hpp"
+
 namespace kforge::scheduler::daemon {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kMaxReplyBytes = 64 << 20;  // far above any answer (a status entry, a folder's campaigns)
-
-void write_all(int fd, const std::string& text) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += static_cast<std::size_t>(n);
-  }
-}
 
 // The child: becomes the user, works, answers "o<reply>" or "e<error>", exits without running the parent's
 // destructors or flushing its copied stdio buffers.
@@ -47,7 +39,7 @@ void write_all(int fd, const std::string& text) {
       reply = "ean unknown error";
     }
   }
-  write_all(out, reply);
+  jobs::write_all(out, reply);
   ::_exit(0);
 }
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/model_weights.hpp"
+#include "kforge/engine/model_weights.hpp"
 #include "kforge/scheduler/driver/engine_kernel_import.hpp"
 #include "kforge/scheduler/search/expression.hpp"
 

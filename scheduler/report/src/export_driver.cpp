@@ -3,9 +3,9 @@
 namespace kforge::scheduler {
 namespace {
 
-// C = A * B, row-major fp32, as kernels/src/gemm_problem.hpp defines kforge_gemm. The driver checks sampled
-// elements against a double-precision product with kforge's own bound (gemm_problem.cpp: |c - ref| <=
-// 2 K FLT_EPSILON sum_k |a_ik b_kj| + 1e-30) and prints the median of repeated timed calls on fresh inputs.
+// C = A * B, row-major fp32, as kernels/core/include/kforge/kernels/gemm_problem.hpp defines kforge_gemm. The driver
+// checks sampled elements against a double-precision product with kforge's own bound (gemm_problem.cpp: |c - ref| <= 2
+// K FLT_EPSILON sum_k |a_ik b_kj| + 1e-30) and prints the median of repeated timed calls on fresh inputs.
 constexpr const char* kGemmDriver =
     R"(// Reruns an exported kforge gemm kernel outside kforge: ./run.sh (or: run SO M N K [REPEATS]).
 #include <dlfcn.h>

@@ -4,7 +4,7 @@
 // wraps the honest template engine (kforge_honest_engine).
 #include <string>
 
-#include "engine/model_weights.hpp"
+#include "kforge/engine/model_weights.hpp"
 
 namespace kforge::kernels::engine::testing {
 

@@ -3,8 +3,8 @@
 // and changes one thing; the identity wrapper passes, so what catches a cheat is the cheat.
 #include <gtest/gtest.h>
 
-#include "engine/model_weights.hpp"
 #include "engine_test_support.hpp"
+#include "kforge/engine/model_weights.hpp"
 #include "kforge/kernels/backend.hpp"
 
 namespace kforge::kernels::engine {

@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <fstream>
 
-#include "engine/workload_trace.hpp"
 #include "engine_attackers.hpp"
 #include "engine_test_support.hpp"
+#include "kforge/engine/workload_trace.hpp"
 #include "kforge/kernels/backend.hpp"
-#include "timing.hpp"
+#include "kforge/kernels/timing.hpp"
 
 namespace kforge::kernels::engine {
 namespace {

@@ -1,4 +1,4 @@
-// The engine's KDA prefill through the kda family's chunked kernel (KDA_CHUNK > 0; kernels/src/engine/
+// The engine's KDA prefill through the kda family's chunked kernel (KDA_CHUNK > 0; kernels/host/engine/
 // engine_kda_text.cpp): engines of several KDA_* genomes reproduce the double reference on long prefills that span
 // several chunks, under slow decay (whole chunks), fast decay (chunks cut where the decay passes e^-60) and decay
 // that empties the state within a token; the same kernel without the cut does not survive fast decay.
@@ -8,9 +8,9 @@
 #include <future>
 
 #include "engine/engine_template_text.hpp"
-#include "engine/engine_tolerance.hpp"
 #include "engine_model_support.hpp"
 #include "engine_test_support.hpp"
+#include "kforge/engine/engine_tolerance.hpp"
 
 namespace kforge::kernels::engine {
 namespace {

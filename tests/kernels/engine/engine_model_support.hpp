@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/engine_abi.hpp"
 #include "engine/engine_template.hpp"
-#include "engine/model_weights.hpp"
-#include "engine/reference_engine.hpp"
+#include "kforge/engine/engine_abi.hpp"
+#include "kforge/engine/model_weights.hpp"
+#include "kforge/engine/reference_engine.hpp"
 
 namespace kforge::kernels::engine::model_testing {
 

@@ -1,4 +1,4 @@
-// The engine model (kernels/src/engine/model_weights, reference_engine): tensor lists, weight files and the
+// The engine model (kernels/engine: model_weights, reference_engine): tensor lists, weight files and the
 // double-precision reference engine's serving semantics.
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "engine/engine_tolerance.hpp"
 #include "engine_model_support.hpp"
+#include "kforge/engine/engine_tolerance.hpp"
 
 namespace kforge::kernels::engine {
 namespace {

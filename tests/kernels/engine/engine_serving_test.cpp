@@ -9,8 +9,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "engine/serving_loop.hpp"
-#include "engine/workload_trace.hpp"
+#include "kforge/engine/serving_loop.hpp"
+#include "kforge/engine/workload_trace.hpp"
 
 namespace kforge::kernels::engine {
 namespace {

@@ -1,4 +1,4 @@
-// The engine template (kernels/src/engine/engine_template): genome validation, and rendered engines of genomes
+// The engine template (kernels/host/engine/engine_template): genome validation, and rendered engines of genomes
 // covering every option value matching the double-precision reference within the documented tolerance, for
 // llama (tied, untied, GQA) and kimi-linear (attention_every 2 and 4), on chunked prefills and mixed batches.
 #include <gtest/gtest.h>
@@ -10,8 +10,8 @@
 #include <future>
 
 #include "engine/engine_template_text.hpp"
-#include "engine/engine_tolerance.hpp"
 #include "engine_model_support.hpp"
+#include "kforge/engine/engine_tolerance.hpp"
 
 namespace kforge::kernels::engine {
 namespace {

@@ -3,8 +3,8 @@
 // campaign's validation cases add their seeds (docs/engines.md, "Verification").
 #include <gtest/gtest.h>
 
-#include "engine/engine_verification.hpp"
 #include "engine_test_support.hpp"
+#include "kforge/engine/engine_verification.hpp"
 
 namespace kforge::kernels::engine {
 namespace {

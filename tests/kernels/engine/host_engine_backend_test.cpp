@@ -5,8 +5,8 @@
 
 #include <map>
 
-#include "engine/engine_abi.hpp"
 #include "engine_test_support.hpp"
+#include "kforge/engine/engine_abi.hpp"
 #include "kforge/kernels/backend.hpp"
 
 namespace kforge::kernels::engine {

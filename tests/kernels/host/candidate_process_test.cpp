@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <span>
 
-#include "host/candidate_process.hpp"
 #include "kforge/kernels/candidate_secrets.hpp"
+#include "sandbox/candidate_process.hpp"
 
 namespace fs = std::filesystem;
 using namespace kforge::kernels;

@@ -8,7 +8,7 @@
 #include <map>
 
 #include "emulated_backend.hpp"
-#include "engine/engine_abi.hpp"
+#include "kforge/engine/engine_abi.hpp"
 
 namespace kforge::kernels::cuda::engine {
 namespace {

@@ -60,11 +60,6 @@ CheckOutcome check_gemm(const GemmData& d, const std::vector<float>& c, bool ful
 
 }  // namespace
 
-ParamSpace GemmFamily::space() const {
-  return {{"BM", {64, 128, 256}}, {"BN", {64, 128, 256}}, {"BK", {32, 64}},      {"WM", {32, 64}},
-          {"WN", {32, 64, 128}},  {"STAGES", {2, 3, 4}},  {"GROUP_M", {1, 8}}};
-}
-
 jobs::Genome GemmFamily::default_genome() const {
   jobs::Genome g;
   for (const auto& [name, value] :

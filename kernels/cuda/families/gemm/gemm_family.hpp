@@ -12,7 +12,6 @@ class GemmFamily final : public CudaFamily {
  public:
   std::string name() const override { return "gemm"; }
   std::string entry_point() const override { return "kforge_gemm"; }
-  ParamSpace space() const override;
   jobs::Genome default_genome() const override;
   std::optional<std::string> invalid_reason(const jobs::Genome& g) const override;
   std::string render(const jobs::Genome& g) const override;

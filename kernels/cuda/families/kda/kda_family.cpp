@@ -135,10 +135,6 @@ CheckOutcome check_kda(const std::string& family, const KdaInputs& in, const std
 
 }  // namespace
 
-ParamSpace KdaFamily::space() const {
-  return {{"CHUNK", {16, 32, 64}}, {"BV", {16, 32, 64, 128}}, {"WARPS", {2, 4, 8, 16}}, {"STAGES", {1, 2, 3}}};
-}
-
 jobs::Genome KdaFamily::default_genome() const {
   jobs::Genome g;
   g.params["CHUNK"] = std::int64_t{32};

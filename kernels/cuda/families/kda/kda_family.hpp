@@ -38,7 +38,6 @@ class KdaFamily final : public CudaFamily {
   explicit KdaFamily(KdaPrecision precision = KdaPrecision::fp32) : precision_(precision) {}
   std::string name() const override { return precision_ == KdaPrecision::bf16 ? "kda_bf16" : "kda"; }
   std::string entry_point() const override { return "kforge_kda"; }
-  ParamSpace space() const override;
   jobs::Genome default_genome() const override;
   std::optional<std::string> invalid_reason(const jobs::Genome& g) const override;
   std::string render(const jobs::Genome& g) const override;

@@ -1,8 +1,10 @@
-// The KDA reference: the per-token recurrence, exactly as field-facts.md states it, in double precision.
+// The cuda kda family's reference: the per-token recurrence (kforge/kernels/kda_recurrence.hpp) in double, over
+// the variable-length sequences of a batch (cu_seqlens).
 #include <cmath>
 #include <cstdint>
 
 #include "kda/kda_family.hpp"
+#include "kforge/kernels/kda_recurrence.hpp"
 
 namespace kforge::kernels::cuda {
 
@@ -21,25 +23,13 @@ void kda_reference_head(const KdaInputs& in, int b, int h, std::vector<double>& 
   state.assign(static_cast<std::size_t>(D) * D, 0.0);  // [key c][value col]
   const int T = in.length(b);
   o.assign(static_cast<std::size_t>(T) * D, 0.0);
-  std::vector<double> k_s(D);
+  std::vector<double> ks(D), alpha(D);
   for (int t = 0; t < T; ++t) {
     const std::size_t row = (static_cast<std::size_t>(in.start(b)) + t) * in.H + h;
-    const float* q = in.q.data() + row * D;
-    const float* k = in.k.data() + row * D;
-    const float* v = in.v.data() + row * D;
-    const float* g = in.g.data() + row * D;
-    const double beta = in.beta[row];
-    for (int c = 0; c < D; ++c) {  // S <- Diag(alpha_t) S
-      const double alpha = std::exp(static_cast<double>(g[c]));
-      for (int col = 0; col < D; ++col) state[c * D + col] *= alpha;
-    }
-    std::fill(k_s.begin(), k_s.end(), 0.0);  // S^T k
-    for (int c = 0; c < D; ++c)
-      for (int col = 0; col < D; ++col) k_s[col] += k[c] * state[c * D + col];
-    for (int c = 0; c < D; ++c)  // S += k (beta (v - S^T k))^T
-      for (int col = 0; col < D; ++col) state[c * D + col] += k[c] * beta * (v[col] - k_s[col]);
-    for (int c = 0; c < D; ++c)  // o = S^T (scale q)
-      for (int col = 0; col < D; ++col) o[static_cast<std::size_t>(t) * D + col] += scale * q[c] * state[c * D + col];
+    for (int c = 0; c < D; ++c) alpha[c] = std::exp(static_cast<double>(in.g[row * D + c]));
+    kda::recurrence_step(state.data(), D, in.q.data() + row * D, in.k.data() + row * D, in.v.data() + row * D,
+                         alpha.data(), static_cast<double>(in.beta[row]), scale,
+                         o.data() + static_cast<std::size_t>(t) * D, ks.data());
   }
 }
 

@@ -64,10 +64,6 @@ void apply_input_class(RmsnormData& d, InputClass inputs, Bytes& x_bytes) {
 
 }  // namespace
 
-ParamSpace RmsnormFamily::space() const {
-  return {{"VEC", {1, 2, 4, 8}}, {"THREADS_PER_ROW", {32, 64, 128, 256, 512, 1024}}, {"ROWS_PER_BLOCK", {1, 2, 4, 8}}};
-}
-
 jobs::Genome RmsnormFamily::default_genome() const {
   jobs::Genome g;
   g.params["VEC"] = std::int64_t{8};

@@ -13,7 +13,6 @@ class RmsnormFamily final : public CudaFamily {
   static constexpr float kEps = 1e-6f;
   std::string name() const override { return "rmsnorm"; }
   std::string entry_point() const override { return "kforge_rmsnorm"; }
-  ParamSpace space() const override;
   jobs::Genome default_genome() const override;
   std::optional<std::string> invalid_reason(const jobs::Genome& g) const override;
   std::string render(const jobs::Genome& g) const override;

@@ -1,0 +1,30 @@
+// The cuda engine's genome (docs/engines.md, "The cuda engine"): cuda_engine_space() is read from here.
+#include "kforge/kernels/family_schema_builders.hpp"
+
+namespace kforge::kernels::schema {
+
+// The module's kernel parameters, the launch plan's choices and the batching policy.
+FamilySchema cuda_engine() {
+  FamilySchema s = pair_of("cuda", "engine");
+  s.parameters = {int_choice("BM", {16, 32, 64, 128}),
+                  int_choice("BN", {32, 64, 128}),
+                  int_choice("BK", {8, 16, 32}),
+                  int_choice("TM", {1, 2, 4, 8}),
+                  int_choice("TN", {1, 2, 4, 8}),
+                  int_choice("SPLIT_K", {1, 2, 4, 8}),
+                  int_choice("ATTN_THREADS", {32, 64, 128, 256}),
+                  int_choice("ATTN_TILE", {32, 64, 128}),
+                  int_choice("NORM_THREADS", {32, 64, 128, 256}),
+                  int_choice("kda_state_regs", {0, 1})};
+  for (const char* flag : {"fuse_qkv", "fuse_gate_up", "fold_norm", "residual_epilogue", "prepack"})
+    s.parameters.push_back(int_choice(flag, {0, 1}));
+  s.parameters.push_back(int_choice("kv_block", {0, 16, 32, 64}));
+  s.parameters.push_back(int_choice("max_batch", {1, 2, 4, 8, 16}));
+  s.parameters.push_back(int_choice("prefill_chunk", {16, 32, 64, 128, 256}));
+  s.parameters.push_back(string_choice("schedule", {"decode_first", "prefill_first"}));
+  s.baselines = {"reference", "cublas"};
+  s.targets = cuda_targets();
+  return s;
+}
+
+}  // namespace kforge::kernels::schema

@@ -1,0 +1,89 @@
+#pragma once
+// The double-precision reference engine: the model of docs/engines.md computed naively, token by token, in
+// double (and, to check whole requests quickly, all tokens at once: teacher_forced). Every candidate's logits are
+// checked against it (engine_tolerance.hpp), and it is the "reference" baseline of the serving measurement
+// (reference_engine_entry runs it behind the candidate ABI).
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kforge/engine/engine_abi.hpp"
+#include "kforge/engine/model_weights.hpp"
+#include "kforge/jobs/engine_spec.hpp"
+
+namespace kforge::kernels::engine {
+
+// One sequence of a step: kStep's {slot, start_position, token_count}.
+struct SeqDesc {
+  std::int64_t slot = 0;
+  std::int64_t start_position = 0;  // 0 = a new request in this slot (the slot's old cache is gone)
+  std::int64_t token_count = 0;
+};
+
+// A whole sequence fed from position 0 (teacher forcing), and the first position whose logits are wanted.
+struct ForcedSequence {
+  std::span<const std::int32_t> tokens;
+  std::int64_t first_row = 0;  // logits of positions first_row .. tokens.size() - 1
+};
+
+class ReferenceEngine {
+ public:
+  // Throws std::invalid_argument for an unusable model or sizes (check_model, max_slots/max_context < 1).
+  ReferenceEngine(const jobs::ModelSpec& model, const Weights& weights, int max_slots, int max_context);
+
+  // kStep's semantics: tokens holds each sequence's tokens in order; returns the logits of the last token of each
+  // sequence, S * vocab. Throws std::invalid_argument for a bad slot, a start_position that does not continue the
+  // slot's sequence (or exceeds max_context), a token out of range, or a token count that does not add up.
+  std::vector<double> step(const std::vector<SeqDesc>& seqs, const std::vector<std::int32_t>& tokens);
+
+  // The logits step() would give at positions first_row.. of each sequence if the sequence were fed to a fresh slot
+  // one token per step: the same double arithmetic (reference_math.hpp), but every projection of every token at
+  // once as one matrix product (OpenBLAS dgemm), so checking whole served requests costs a fraction of step()'s
+  // time. Per sequence, its rows of vocab logits in position order. Leaves the slots untouched. Throws
+  // std::invalid_argument for an empty sequence, a token out of range or first_row outside the sequence.
+  std::vector<std::vector<double>> teacher_forced(std::span<const ForcedSequence> seqs) const;
+
+  const jobs::ModelSpec& model() const { return model_; }
+  std::int64_t position(int slot) const;  // tokens held by the slot
+
+  // Seconds spent per operator class (engine_abi.hpp's kOperators) during the last step.
+  const std::array<double, kOperatorCount>& last_step_seconds() const { return seconds_; }
+
+ private:
+  struct Layer {  // offsets into w_ of one layer's tensors (f and b only for KDA layers)
+    bool attention = true;
+    std::size_t in_norm = 0, q = 0, k = 0, v = 0, f = 0, b = 0, o = 0, post_norm = 0, gate = 0, up = 0, down = 0;
+  };
+  struct Slot {
+    std::int64_t length = 0;
+    std::vector<std::vector<double>> k, v;   // per layer: [position][kv_heads * head_dim] (attention layers)
+    std::vector<std::vector<double>> state;  // per layer: [heads][head_dim][head_dim] (KDA layers)
+  };
+  void reset(Slot& slot) const;
+  void forward_token(Slot& slot, std::int32_t token, double* logits);
+  void attention(const Layer& layer, std::size_t l, Slot& slot, const std::vector<double>& h, std::vector<double>& out);
+  void kda(const Layer& layer, std::size_t l, Slot& slot, const std::vector<double>& h, std::vector<double>& out);
+  void timed(int op, const auto& work);
+  // teacher_forced's token mixers: every token's mixer output (rows of heads * head_dim) from its normalised input.
+  void forced_attention(const Layer& layer, std::span<const ForcedSequence> seqs, const std::vector<double>& h,
+                        std::vector<double>& mixed) const;
+  void forced_kda(const Layer& layer, std::span<const ForcedSequence> seqs, const std::vector<double>& h,
+                  std::vector<double>& mixed) const;
+
+  jobs::ModelSpec model_;
+  std::vector<double> w_;  // the weights in double, in Weights::data's layout
+  std::vector<Layer> layers_;
+  std::size_t embed_ = 0, final_norm_ = 0, lm_head_ = 0;
+  std::vector<Slot> slots_;
+  int max_context_ = 0;
+  std::array<double, kOperatorCount> seconds_{};
+};
+
+// The reference engine behind the candidate ABI (engine_abi.hpp), with its state in this function's statics:
+// kInit builds a ReferenceEngine from the flat weights, kStep runs it and writes its logits as float and its
+// operator seconds. A call the engine refuses (bad slot, position, token) prints why to stderr and returns NaN
+// logits, which every check fails.
+extern "C" void reference_engine_entry(const std::int64_t* args, void* const* buffers);
+
+}  // namespace kforge::kernels::engine

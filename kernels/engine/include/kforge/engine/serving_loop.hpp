@@ -1,0 +1,86 @@
+#pragma once
+// The harness's serving loop (docs/engines.md, "Serving"): it serves a workload trace through an engine's step
+// function under the genome's batching policy, decodes greedily, and keeps a virtual clock made only of the
+// measured step times, so TTFT, inter-token latency and tokens/s describe the engine, not the harness.
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kforge/engine/engine_abi.hpp"
+#include "kforge/engine/reference_engine.hpp"
+#include "kforge/engine/workload_trace.hpp"
+#include "kforge/jobs/genome.hpp"
+
+namespace kforge::kernels::engine {
+
+// One sequence of a step (kStep's buffers[0] row): start_position 0 starts a new request in the slot.
+using StepSequence = SeqDesc;
+
+struct StepOutcome {
+  std::vector<float> logits;  // S * vocab: the last token's logits of each sequence, in the step's order
+  double ms = 0.0;            // the step's wall time, measured by the harness around the engine's call only
+  std::array<double, kOperatorCount> op_seconds{};  // the engine's own breakdown of the step (evidence)
+};
+
+using StepFn = std::function<StepOutcome(std::span<const StepSequence>, std::span<const std::int32_t>)>;
+
+// The harness-side batching policy (genome parameters max_batch, prefill_chunk, schedule).
+struct BatchPolicy {
+  std::int64_t max_batch = 1;       // sequences per step
+  std::int64_t prefill_chunk = 16;  // prompt tokens of one sequence per step
+  bool decode_first = true;         // schedule: decode_first (else prefill_first)
+};
+
+// The policy from a genome's max_batch, prefill_chunk and schedule; a key the genome lacks keeps its default
+// above (an agent-written engine's genome may carry only these). Throws std::invalid_argument for a value outside
+// the schema's choices (max_batch 1,2,4,8,16; prefill_chunk 16..256 in powers of 2; the two schedules).
+BatchPolicy batch_policy_from_genome(const jobs::Genome& genome);
+
+// Slots an engine must provide to serve `trace` under `policy`: the closed loop's concurrency, or max_batch in
+// an open loop (arrived requests beyond that queue until a slot is free).
+std::int64_t serving_slots(const WorkloadTrace& trace, const BatchPolicy& policy);
+// The most sequences and tokens one step of the loop can hold (to size the engine's call mapping).
+std::int64_t most_step_tokens(const BatchPolicy& policy);
+
+// Which logits serve() keeps of every row an engine answers (docs/isolation.md, "Engines"): the values at these
+// columns of the vocabulary, drawn from a harness secret before the run, and the row's top value. Kept of every
+// generated token of every request alike, so nothing the engine can observe (the time between its calls) tells
+// which requests the harness will check after the run.
+struct LogitSampler {
+  std::vector<std::uint32_t> columns;  // sorted, distinct, each < vocab
+};
+
+struct ServingResult {
+  double total_ms = 0.0;  // the virtual clock when the last request finished
+  std::int64_t steps = 0;
+  std::int64_t output_tokens = 0;
+  double output_tokens_per_s = 0.0;
+  double ttft_p50_ms = 0.0, ttft_p99_ms = 0.0;
+  double itl_p50_ms = 0.0, itl_p99_ms = 0.0;       // 0 when no request generated a second token
+  std::vector<std::vector<std::int32_t>> outputs;  // the generated tokens of each request, in trace order
+  std::vector<std::int64_t> slot_of;               // the slot each request was served in
+  std::array<double, kOperatorCount> op_share{};   // fraction of the engine's reported time per operator
+  std::string failure;                             // "" or why serving stopped (logits not finite, wrong logits size)
+  // The least memory traffic of the run (physical_floor.hpp): sequences summed over steps, and the cache positions
+  // those sequences attend over (each sequence's last position + 1).
+  std::int64_t sequence_steps = 0;
+  std::int64_t positions_read = 0;
+  std::int64_t tokens_fed = 0;  // prompt and generated tokens the engine was given (the flop ceiling's count)
+  // With a sampler: per request, per generated token, the row's values at the sampler's columns and then its top
+  // value (columns + 1 floats per token), copied outside the clock: what the engine answered while served.
+  std::vector<std::vector<float>> sampled;
+};
+
+// Serves every request of `trace`; `step` is called once per step. Greedy: each next token is the argmax of the
+// last logits (lowest index on ties). With `sampler`, keeps every generated token's row at its columns (sampled).
+// Throws what `step` throws.
+ServingResult serve(const WorkloadTrace& trace, const BatchPolicy& policy, std::int64_t vocab, const StepFn& step,
+                    const LogitSampler* sampler = nullptr);
+
+// Nearest-rank percentile (p in (0, 100]) of `values`; 0 for none.
+double percentile(std::vector<double> values, double p);
+
+}  // namespace kforge::kernels::engine

@@ -1,0 +1,139 @@
+#include "kforge/engine/physical_floor.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "kforge/engine/model_weights.hpp"
+
+namespace kforge::kernels::engine {
+namespace {
+
+constexpr std::size_t kMostMeasuredBytes = std::size_t{256} << 20;
+constexpr int kPasses = 5;
+
+// Sixteen bytes at a time in four independent sums: the loads, not the adds, set the pace on any x86-64 (SSE2) or
+// other 64-bit CPU, without compiling for a wider vector unit than the node may have.
+using Lane = std::uint64_t __attribute__((vector_size(16)));
+
+std::uint64_t read_all(const Lane* p, std::size_t lanes) {
+  Lane s0{}, s1{}, s2{}, s3{};
+  std::size_t i = 0;
+  for (; i + 4 <= lanes; i += 4) {
+    s0 += p[i];
+    s1 += p[i + 1];
+    s2 += p[i + 2];
+    s3 += p[i + 3];
+  }
+  for (; i < lanes; ++i) s0 += p[i];
+  const Lane s = s0 + s1 + s2 + s3;
+  return s[0] + s[1];
+}
+
+std::string ms(double v) {
+  std::ostringstream out;
+  out.precision(3);
+  out << std::fixed << v << " ms";
+  return out.str();
+}
+
+}  // namespace
+
+double weight_bytes_per_step(const jobs::ModelSpec& model) {
+  double weights = 0.0;
+  for (const TensorInfo& t : tensor_list(model)) weights += static_cast<double>(t.elements());
+  if (!model.tied_embeddings) weights -= static_cast<double>(model.vocab) * static_cast<double>(model.hidden);
+  return 4.0 * weights;
+}
+
+double least_bytes_read(const jobs::ModelSpec& model, const ServingResult& run) {
+  std::int64_t attention = 0;
+  for (std::int64_t l = 0; l < model.layers; ++l) attention += is_attention_layer(model, l) ? 1 : 0;
+  const std::int64_t kda = model.layers - attention;
+  const double kv_bytes_per_position = 2.0 * 4.0 * static_cast<double>(model.kv_heads * model.head_dim * attention);
+  const double state_bytes = 4.0 * static_cast<double>(model.heads * model.head_dim * model.head_dim * kda);
+  return weight_bytes_per_step(model) * static_cast<double>(run.steps) +
+         kv_bytes_per_position * static_cast<double>(run.positions_read) +
+         state_bytes * static_cast<double>(run.sequence_steps);
+}
+
+int usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
+double measure_read_bandwidth(std::size_t bytes, int threads) {
+  using Clock = std::chrono::steady_clock;
+  threads = std::clamp(threads, 1, 64);
+  const std::size_t lanes = std::max<std::size_t>(std::min(bytes, kMostMeasuredBytes) / sizeof(Lane), 1024);
+  const std::unique_ptr<Lane[]> buffer(new Lane[lanes]);
+  std::memset(static_cast<void*>(buffer.get()), 1, lanes * sizeof(Lane));  // every page backed before timing
+  std::atomic<std::uint64_t> sink{0};
+  // Each reader times its own part: a pass lasts from the first reader's start to the last one's end. (Timed from
+  // the coordinating thread, a pass looked instantaneous whenever that thread was descheduled while the readers ran.)
+  std::vector<Clock::time_point> began(static_cast<std::size_t>(threads)), ended(began.size());
+  double best_s = 0.0;
+  std::barrier start(threads + 1), done(threads + 1);
+  std::vector<std::jthread> readers;
+  for (int t = 0; t < threads; ++t) {
+    readers.emplace_back([&, t] {
+      const std::size_t from = lanes * static_cast<std::size_t>(t) / static_cast<std::size_t>(threads);
+      const std::size_t to = lanes * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(threads);
+      for (int pass = 0; pass <= kPasses; ++pass) {
+        start.arrive_and_wait();
+        began[static_cast<std::size_t>(t)] = Clock::now();
+        sink += read_all(buffer.get() + from, to - from);
+        ended[static_cast<std::size_t>(t)] = Clock::now();
+        done.arrive_and_wait();
+      }
+    });
+  }
+  for (int pass = 0; pass <= kPasses; ++pass) {  // pass 0 warms the caches and the threads
+    start.arrive_and_wait();
+    done.arrive_and_wait();
+    const double s = std::chrono::duration<double>(*std::max_element(ended.begin(), ended.end()) -
+                                                   *std::min_element(began.begin(), began.end()))
+                         .count();
+    if (pass > 0 && s > 0.0 && (best_s == 0.0 || s < best_s)) best_s = s;
+  }
+  readers.clear();
+  return best_s > 0.0 ? static_cast<double>(lanes * sizeof(Lane)) / best_s : 0.0;
+}
+
+std::string beyond_physical_floor(const jobs::ModelSpec& model, std::span<const ServingResult> runs,
+                                  double bytes_per_s) {
+  if (bytes_per_s <= 0.0) return "";
+  std::string all, beyond;
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const double bytes = least_bytes_read(model, runs[r]);
+    const double floor_ms = bytes / bytes_per_s * 1e3;
+    all += (r ? ", " : "") + ms(runs[r].total_ms);
+    if (!beyond.empty() || runs[r].total_ms * kFloorMargin >= floor_ms) continue;
+    std::ostringstream text;
+    text.precision(3);
+    text << "timed run " << r + 1 << " served in " << ms(runs[r].total_ms) << ", below its physical floor of "
+         << ms(floor_ms) << " (it read at least " << bytes / 1e6 << " MB: every weight once per step for "
+         << runs[r].steps << " steps, and the KV positions of " << runs[r].sequence_steps
+         << " sequences; this node reads " << bytes_per_s / 1e9 << " GB/s, the run would need "
+         << bytes / (runs[r].total_ms * 1e-3) / 1e9 << " GB/s, more than " << kFloorMargin << " x that)";
+    beyond = text.str();
+  }
+  return beyond.empty() ? "" : "faster than physically possible: " + beyond + "; every timed run: " + all;
+}
+
+double bandwidth_fraction(const jobs::ModelSpec& model, const ServingResult& run, double bytes_per_s) {
+  if (bytes_per_s <= 0.0 || run.total_ms <= 0.0) return 0.0;
+  return least_bytes_read(model, run) / bytes_per_s * 1e3 / run.total_ms;
+}
+
+}  // namespace kforge::kernels::engine
