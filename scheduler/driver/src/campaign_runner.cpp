@@ -23,6 +23,7 @@
 #include "kforge/scheduler/executors/task_history.hpp"
 #include "kforge/scheduler/learning/learning.hpp"
 #include "kforge/scheduler/report/report.hpp"
+#include "kforge/scheduler/search/migration.hpp"
 #include "kforge/scheduler/search/mix_seed.hpp"
 #include "kforge/scheduler/search/population.hpp"
 
@@ -136,38 +137,6 @@ std::map<int, std::string> CampaignRunner::run_missing_tasks(int generation,
   return failed;
 }
 
-// Every migration_interval generations, the migration_size best survivors of each island join the next island
-// (a ring), replacing its worst; they breed there from the next generation on and are evaluated on that
-// island's target only as their children are. Islands stay separate otherwise.
-void CampaignRunner::migrate(std::vector<jobs::PopulationEntry>& population, int generation) const {
-  const int islands = static_cast<int>(campaign_.targets.size());
-  const int every = campaign_.search.migration_interval;
-  if (islands < 2 || every <= 0 || (generation + 1) % every != 0) return;
-  std::vector<std::vector<jobs::PopulationEntry>> by_island(static_cast<size_t>(islands));
-  for (const auto& e : population) by_island[static_cast<size_t>(e.island)].push_back(e);
-  for (auto& members : by_island) {  // best first; selection already sorted them, keep it explicit
-    std::stable_sort(members.begin(), members.end(),
-                     [](const auto& a, const auto& b) { return a.fitness_ms < b.fitness_ms; });
-  }
-  std::vector<std::vector<jobs::PopulationEntry>> next = by_island;
-  for (int i = 0; i < islands; ++i) {
-    auto& to = next[static_cast<size_t>((i + 1) % islands)];
-    const auto& from = by_island[static_cast<size_t>(i)];
-    const size_t n = std::min(from.size(), static_cast<size_t>(campaign_.search.migration_size));
-    for (size_t k = 0; k < n; ++k) {
-      const bool present =
-          std::any_of(to.begin(), to.end(), [&](const auto& e) { return e.candidate_id == from[k].candidate_id; });
-      if (present) continue;
-      if (!to.empty() && static_cast<int>(to.size()) >= campaign_.search.population) to.pop_back();  // the worst
-      jobs::PopulationEntry migrant = from[k];
-      migrant.island = (i + 1) % islands;
-      to.insert(to.begin() + static_cast<std::ptrdiff_t>(k), migrant);
-    }
-  }
-  population.clear();
-  for (const auto& members : next) population.insert(population.end(), members.begin(), members.end());
-}
-
 jobs::Generation CampaignRunner::assemble(int generation, const std::vector<jobs::TaskManifest>& tasks,
                                           const ArchiveView& archive, Gathered gathered) {
   jobs::Generation g;
@@ -192,7 +161,7 @@ jobs::Generation CampaignRunner::assemble(int generation, const std::vector<jobs
       g.population.push_back(jobs::PopulationEntry{island, m.candidate.id, m.fitness_ms});
     }
   }
-  migrate(g.population, generation);
+  migrate_between_islands(g.population, static_cast<int>(campaign_.targets.size()), generation, campaign_.search);
   for (const auto& t : tasks) g.candidates.insert(g.candidates.end(), t.candidates.begin(), t.candidates.end());
   g.records = std::move(gathered.records);
   g.operator_weights = operator_weights(campaign_, archive, g);

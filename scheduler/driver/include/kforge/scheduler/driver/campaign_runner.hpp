@@ -47,7 +47,6 @@ class CampaignRunner {
   jobs::Generation assemble(int generation, const std::vector<jobs::TaskManifest>& tasks, const ArchiveView& archive,
                             Gathered gathered);
   void print_progress(const jobs::Generation& g, const ArchiveView& archive, double seconds) const;
-  void migrate(std::vector<jobs::PopulationEntry>& population, int generation) const;
   bool confirmation_covers(int generations) const;
   jobs::Confirmation confirm_with(const ArchiveView& archive, int top, int rounds);
   std::vector<jobs::TaskManifest> confirmation_tasks(const ArchiveView& archive, int top, int rounds,
