@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "kforge/jobs/json_text.hpp"
 #include "kforge/jobs/record.hpp"
 
 namespace kforge::bench {
@@ -25,9 +26,9 @@ inline std::string cpu_model() {
 inline void write_context_json(std::ostream& out, const std::string& benchmark) {
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
-  out << "\"schema_version\":" << kBenchSchemaVersion << ",\"benchmark\":\"" << benchmark << "\",\"context\":{"
-      << "\"date\":\"" << jobs::iso8601_now() << "\",\"host\":\"" << host << "\",\"cpu\":\"" << cpu_model()
-      << "\",\"cores\":" << std::thread::hardware_concurrency() << "}";
+  out << "\"schema_version\":" << kBenchSchemaVersion << ",\"benchmark\":" << jobs::json_string(benchmark)
+      << ",\"context\":{\"date\":" << jobs::json_string(jobs::iso8601_now()) << ",\"host\":" << jobs::json_string(host)
+      << ",\"cpu\":" << jobs::json_string(cpu_model()) << ",\"cores\":" << std::thread::hardware_concurrency() << "}";
 }
 
 }  // namespace kforge::bench

@@ -233,13 +233,8 @@ int main(int argc, char** argv) try {
       << ",\"tied_embeddings\":" << (model.tied_embeddings ? "true" : "false") << ",\"rope_theta\":" << model.rope_theta
       << ",\"qkv_bias\":" << (model.qkv_bias ? "true" : "false") << ",\"norm_eps\":" << model.norm_eps
       << ",\"weight_seed\":" << model.weight_seed << "}";
-  out << ",\"engine\":{\"genome\":\"" <<
-      [&] {
-        std::string g;
-        for (char ch : genome_text) g += (ch == '"' || ch == '\\') ? std::string("\\") + ch : std::string(1, ch);
-        return g;
-      }()
-      << "\",\"source\":\"" << (source_file.empty() ? "rendered" : "file") << "\",\"max_batch\":" << policy.max_batch
+  out << ",\"engine\":{\"genome\":" << jobs::json_string(genome_text) << ",\"source\":\""
+      << (source_file.empty() ? "rendered" : "file") << "\",\"max_batch\":" << policy.max_batch
       << ",\"prefill_chunk\":" << policy.prefill_chunk << "},\"runs\":[";
   for (std::size_t i = 0; i < concurrencies.size(); ++i) {
     jobs::WorkloadSpec w = workload;

@@ -23,11 +23,13 @@
 #include <thread>
 
 #include "bench_context.hpp"
+#include "kforge/jobs/json_text.hpp"
 #include "kforge/jobs/seed.hpp"
 #include "kforge/kernels/replay_space.hpp"
-#include "kforge/scheduler/strategy.hpp"
+#include "kforge/scheduler/search/strategy.hpp"
 
 namespace po = boost::program_options;
+using kforge::jobs::json_string;
 using kforge::kernels::ReplayOutcome;
 using kforge::kernels::ReplaySpace;
 using kforge::scheduler::PriorObservations;
@@ -182,15 +184,6 @@ std::vector<Space> load_spaces(const Settings& s) {
   return spaces;
 }
 
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  return out + "\"";
-}
-
 bool parse_args(int argc, char** argv, Settings& s) {
   std::string budgets = "25,100,400", strategies = "default";
   po::options_description desc("search_efficiency options");
@@ -210,7 +203,7 @@ bool parse_args(int argc, char** argv, Settings& s) {
   if (vm.count("help")) {
     std::cout << desc << "\nknown strategies:";
     for (const auto& n : kforge::scheduler::strategy_names()) std::cout << ' ' << n;
-    std::cout << "\n(and gp+KNOB+... combinations: see scheduler/src/search/strategy.cpp)\n";
+    std::cout << "\n(and gp+KNOB+... combinations: see scheduler/search/src/strategy.cpp)\n";
     return false;
   }
   po::notify(vm);

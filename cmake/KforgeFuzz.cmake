@@ -1,8 +1,8 @@
 # KFORGE_FUZZ=ON: the libFuzzer targets of tests/fuzz and only the libraries they parse with (jobs/ and the
 # config, search and agents libraries of scheduler/), every object under AddressSanitizer and UBSan so that a
 # memory error, a leak or undefined behaviour on any input stops the fuzzer with a reproducer.
-# Included by the top-level CMakeLists.txt, which then stops: no mpi_eval, Slurm, tests or benchmarks here, and of
-# kernels/ only what the config library links (the family schemas); a target not asked for is never built.
+# Included by the top-level CMakeLists.txt, which then stops: no mpi_eval, tests or benchmarks here, and of kernels/
+# and slurm/ only what the scheduler's libraries link; a target not asked for is never built.
 if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   message(FATAL_ERROR "KFORGE_FUZZ needs clang (libFuzzer): configure with -DCMAKE_CXX_COMPILER=clang++ "
                       "-DCMAKE_C_COMPILER=clang in a build tree of its own (tests/fuzz/run-fuzzers.sh does)")
@@ -23,5 +23,6 @@ add_link_options(${KFORGE_SANITIZERS})
 
 add_subdirectory(jobs)
 add_subdirectory(kernels)
+add_subdirectory(slurm)  # the scheduler's executors link it; nothing here builds it unless a target asks
 add_subdirectory(scheduler)
 add_subdirectory(tests/fuzz)

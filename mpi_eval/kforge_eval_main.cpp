@@ -1,6 +1,6 @@
 // kforge-eval: evaluates one task manifest under MPI and writes its shard (ARCHITECTURE.md, mpi_eval/).
-// Exit codes: 0 shard written; 2 bad usage or manifest; 3 infrastructure error. A candidate's failure is a
-// record in the shard, never an exit code.
+// Exit codes (kforge/jobs/exit_codes.hpp): 0 shard written; 2 bad usage or manifest; 3 infrastructure error. A
+// candidate's failure is a record in the shard, never an exit code.
 #include <mpi.h>
 
 // Boost.Program_options' typed_value<std::string>::notify trips GCC 12's -Wnull-dereference after inlining
@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "evaluator.hpp"
+#include "kforge/jobs/exit_codes.hpp"
 #include "kforge/jobs/manifest.hpp"
 #include "kforge/kernels/backend.hpp"
 #include "kforge/kernels/openblas_kernels.hpp"
@@ -43,12 +44,12 @@ Parsed parse_command_line(int argc, char** argv) {
     po::store(po::command_line_parser(argc, argv).options(visible).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    return Parsed{std::nullopt, mpi_eval::kExitUsage, std::string("kforge-eval: ") + e.what() + "\n" + help.str()};
+    return Parsed{std::nullopt, jobs::exit_code::kUsage, std::string("kforge-eval: ") + e.what() + "\n" + help.str()};
   }
   if (vm.count("help")) return Parsed{std::nullopt, 0, help.str()};
   if (vm.count("version")) return Parsed{std::nullopt, 0, "kforge-eval " KFORGE_VERSION "\n"};
   if (!vm.count("manifest")) {
-    return Parsed{std::nullopt, mpi_eval::kExitUsage, "kforge-eval: --manifest PATH is required\n" + help.str()};
+    return Parsed{std::nullopt, jobs::exit_code::kUsage, "kforge-eval: --manifest PATH is required\n" + help.str()};
   }
   mpi_eval::EvaluatorOptions o;
   o.manifest_path = vm["manifest"].as<std::string>();
@@ -101,7 +102,7 @@ int main(int argc, char** argv) {
   const auto manifest = load_manifest(parsed.options->manifest_path, error);
   if (!manifest) {
     if (!error.empty()) std::fprintf(stderr, "[rank %d] %s\n", rank, error.c_str());
-    return finish(mpi_eval::kExitUsage);
+    return finish(jobs::exit_code::kUsage);
   }
   // Rank 0 evaluates on a helper thread while its main thread serves MPI requests (needs FUNNELED).
   parsed.options->rank0_evaluates = provided >= MPI_THREAD_FUNNELED;
@@ -109,7 +110,7 @@ int main(int argc, char** argv) {
     return finish(mpi_eval::run_evaluator(*parsed.options, *manifest));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "[rank %d] kforge-eval: infrastructure error: %s\n", rank, e.what());
-    if (size > 1) MPI_Abort(MPI_COMM_WORLD, mpi_eval::kExitInfrastructure);  // other ranks may wait on this one
-    return finish(mpi_eval::kExitInfrastructure);
+    if (size > 1) MPI_Abort(MPI_COMM_WORLD, jobs::exit_code::kInfrastructure);  // other ranks may wait on this one
+    return finish(jobs::exit_code::kInfrastructure);
   }
 }

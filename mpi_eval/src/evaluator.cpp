@@ -11,6 +11,7 @@
 
 #include "cascade.hpp"
 #include "kforge/jobs/archive.hpp"
+#include "kforge/jobs/exit_codes.hpp"
 #include "kforge/jobs/task_journal.hpp"
 #include "kforge/kernels/backend.hpp"
 #include "kforge/mpi_eval/child_payload.hpp"
@@ -204,7 +205,7 @@ int run_evaluator(const EvaluatorOptions& options, const jobs::TaskManifest& man
     return evaluate_one(*backend, manifest, i, scratch, rank, options.keep_scratch, shard_path);
   });
   clean_scratch(scratch, private_parent, options.keep_scratch, rank);
-  if (rank != 0) return kExitShardWritten;
+  if (rank != 0) return jobs::exit_code::kSuccess;
 
   const jobs::Shard shard = assemble_shard(options, manifest, std::move(results), std::move(baselines));
   const fs::path& path = shard_path;
@@ -212,7 +213,7 @@ int run_evaluator(const EvaluatorOptions& options, const jobs::TaskManifest& man
   jobs::journal::remove_all(path);  // the task did not die: nothing in flight to remember
   log_line(rank, "wrote " + path.string() + " (" + std::to_string(shard.records.size()) +
                      " records: " + status_counts(shard.records) + ")");
-  return kExitShardWritten;
+  return jobs::exit_code::kSuccess;
 }
 
 }  // namespace kforge::mpi_eval

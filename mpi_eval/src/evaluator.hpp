@@ -8,10 +8,6 @@
 
 namespace kforge::mpi_eval {
 
-inline constexpr int kExitShardWritten = 0;
-inline constexpr int kExitUsage = 2;           // bad command line or manifest
-inline constexpr int kExitInfrastructure = 3;  // the harness failed; a candidate's failure never leads here
-
 struct EvaluatorOptions {
   std::filesystem::path manifest_path;
   std::filesystem::path scratch;  // empty: a private folder under the system temp directory
@@ -20,8 +16,8 @@ struct EvaluatorOptions {
   std::string version;          // written into the shard's provenance
 };
 
-// Collective over MPI_COMM_WORLD. Returns the exit code of this rank; throws std::exception for
-// infrastructure faults on the way (the caller aborts the job, since other ranks may wait on this one).
+// Collective over MPI_COMM_WORLD. Returns the exit code of this rank (kforge/jobs/exit_codes.hpp); throws
+// std::exception for infrastructure faults on the way (the caller aborts the job: other ranks may wait on it).
 int run_evaluator(const EvaluatorOptions& options, const jobs::TaskManifest& manifest);
 
 }  // namespace kforge::mpi_eval

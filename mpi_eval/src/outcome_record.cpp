@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "child_protocol.hpp"
+#include "kforge/jobs/statistics.hpp"
 #include "kforge/mpi_eval/child_payload.hpp"
 
 namespace kforge::mpi_eval {
@@ -35,12 +36,10 @@ void fill_times(jobs::EvalRecord& r, const std::vector<double>& samples) {
   r.samples_ms = samples;
   r.sample_count = static_cast<std::int32_t>(samples.size());
   if (samples.empty()) return;
-  std::vector<double> sorted = samples;
-  std::sort(sorted.begin(), sorted.end());
-  const std::size_t n = sorted.size();
-  r.time_median_ms = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-  r.time_min_ms = sorted.front();
-  r.time_spread_rel = r.time_median_ms > 0 ? (sorted.back() - sorted.front()) / r.time_median_ms : jobs::kNaN;
+  const auto [fastest, slowest] = std::minmax_element(samples.begin(), samples.end());
+  r.time_median_ms = jobs::median(samples);
+  r.time_min_ms = *fastest;
+  r.time_spread_rel = r.time_median_ms > 0 ? (*slowest - *fastest) / r.time_median_ms : jobs::kNaN;
 }
 
 std::string ok_summary(const jobs::EvalRecord& r) {

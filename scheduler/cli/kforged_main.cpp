@@ -10,6 +10,7 @@
 #include <iostream>
 #include <string>
 
+#include "kforge/jobs/exit_codes.hpp"
 #include "kforge/scheduler/daemon/child_process.hpp"
 #include "kforge/scheduler/daemon/identity.hpp"
 #include "kforge/scheduler/daemon/log.hpp"
@@ -22,8 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kExitFailure = 1;
-constexpr int kExitConfig = 2;
+namespace exit_code = kforge::jobs::exit_code;
 
 po::options_description options() {
   po::options_description opts("kforged " KFORGE_VERSION
@@ -60,7 +60,7 @@ int run_daemon(const po::variables_map& vm) {
     }
   } catch (const std::exception& e) {
     log.error("kforged", e.what());
-    return kExitConfig;
+    return exit_code::kUsage;
   }
   // Files the daemon creates for a campaign (as its owner) and the children's files: private to the owner, or
   // readable by the admin group (through the setgid user folder).
@@ -73,10 +73,10 @@ int run_daemon(const po::variables_map& vm) {
     return supervisor.run();
   } catch (const kd::SpoolError& e) {
     log.error("kforged", e.what());
-    return kExitConfig;
+    return exit_code::kUsage;
   } catch (const std::exception& e) {
     log.error("kforged", std::string("fatal: ") + e.what());
-    return kExitFailure;
+    return exit_code::kFailure;
   }
 }
 
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
     po::notify(vm);
   } catch (const po::error& e) {
     std::cerr << "kforged: " << e.what() << "\n(see kforged --help)\n";
-    return kExitConfig;
+    return exit_code::kUsage;
   }
   if (vm.count("help")) {
     std::cout << opts;
@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
   }
   if (vm["max-restarts"].as<int>() < 0) {
     std::cerr << "kforged: --max-restarts must be 0 or more\n";
-    return kExitConfig;
+    return exit_code::kUsage;
   }
   return run_daemon(vm);
 }

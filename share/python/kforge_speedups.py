@@ -2,7 +2,7 @@
 
 A record is compared with the baselines timed in the same array task (the task whose manifest,
 DIR/gNNNN/tasks/TTTT.yaml, lists it): speedup = that task's baseline median / the record's median. `kforge report`
-(scheduler/src/report_baselines.cpp) and the console use the same rule, so all three give the same numbers.
+(scheduler/report/src/report_baselines.cpp) and the console use the same rule, so all three give the same numbers.
 """
 import glob
 import math
@@ -222,7 +222,7 @@ def load_parameters(path):
 
 _MASK = (1 << 64) - 1
 _GOLDEN_GAMMA = 0x9E3779B97F4A7C15
-EFFECT_SEED, EFFECT_RESAMPLES = 12, 2000  # scheduler/src/report_effects.cpp
+EFFECT_SEED, EFFECT_RESAMPLES = 12, 2000  # scheduler/report/src/report_effects.cpp
 
 
 def _finalise(z):
@@ -233,7 +233,7 @@ def _finalise(z):
 
 
 def bootstrap_interval(ratios, seed=EFFECT_SEED, resamples=EFFECT_RESAMPLES, confidence=0.95):
-    """(geometric mean, low, high) exactly as kforge's C++ bootstrap (scheduler/src/bootstrap_interval.cpp): the
+    """(geometric mean, low, high) exactly as kforge's C++ bootstrap (scheduler/learning/src/bootstrap_interval.cpp): the
     same SplitMix64 draws, the same summation order and type-7 quantiles, so both give the same digits."""
     logs = [math.log(r) for r in ratios]
     if not logs:

@@ -1,6 +1,5 @@
 #include "cli_slurm_client.hpp"
 
-#include <slurm/slurm_errno.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +10,7 @@
 
 #include "client_common.hpp"
 #include "command.hpp"
+#include "slurm_errnos.hpp"
 #include "tool_error.hpp"
 
 namespace kforge::slurm {
@@ -128,7 +128,7 @@ std::vector<ArrayTaskState> CliSlurmClient::array_task_states(JobId job) {
                                       "--Format=" + std::string(kSqueueFormat)};
   const CommandResult result = run_command(argv);
   if (result.exit_code != 0) {
-    if (detail::slurm_errno_from_message(result.err) == ESLURM_INVALID_JOB_ID) return {};  // gone
+    if (detail::slurm_errno_from_message(result.err) == detail::kInvalidJobId) return {};  // gone
     throw detail::tool_error(argv, result);
   }
   std::vector<ArrayTaskState> tasks;
@@ -145,7 +145,7 @@ void CliSlurmClient::scancel(const std::string& job_id_text) {
   const CommandResult result = run_command(argv);
   if (result.exit_code == 0) return;
   const int slurm_errno = detail::slurm_errno_from_message(result.err);
-  if (slurm_errno == ESLURM_ALREADY_DONE || slurm_errno == ESLURM_INVALID_JOB_ID) return;  // nothing to cancel
+  if (slurm_errno == detail::kAlreadyDone || slurm_errno == detail::kInvalidJobId) return;  // nothing to cancel
   throw detail::tool_error(argv, result);
 }
 

@@ -1,7 +1,5 @@
 #include "kforge/slurm/slurm_client.hpp"
 
-#include <slurm/slurm_version.h>
-
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -10,7 +8,7 @@
 
 #include "cli_slurm_client.hpp"
 #include "client_common.hpp"
-#include "libslurm_client.hpp"
+#include "libslurm_facts.hpp"
 
 namespace kforge::slurm {
 
@@ -20,12 +18,6 @@ bool ArrayTaskState::is_finished() const {
                                                            "NODE_FAIL",     "PREEMPTED", "BOOT_FAIL", "DEADLINE",
                                                            "OUT_OF_MEMORY", "REVOKED"};
   return std::find(kFinal.begin(), kFinal.end(), state) != kFinal.end();
-}
-
-std::string compiled_slurm_version() {
-  const unsigned minor = SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER);
-  return std::to_string(SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER)) + "." + (minor < 10 ? "0" : "") +
-         std::to_string(minor) + "." + std::to_string(SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
 }
 
 namespace detail {
@@ -64,7 +56,8 @@ namespace {
 // libslurm speaks the RPC protocol of its own release only, so it is used when the controller runs that
 // release; anything else (another release, a controller we cannot ask) goes through the tools.
 std::unique_ptr<SlurmClient> choose_backend() {
-  auto library = std::make_unique<LibSlurmClient>();
+  if (compiled_slurm_version().empty()) return std::make_unique<CliSlurmClient>();  // built without libslurm
+  auto library = detail::make_libslurm_client();
   try {
     if (detail::major_minor(library->version()) == detail::major_minor(compiled_slurm_version())) return library;
   } catch (const SlurmError&) {
@@ -76,7 +69,7 @@ std::unique_ptr<SlurmClient> choose_backend() {
 }  // namespace
 
 std::unique_ptr<SlurmClient> make_slurm_client(const std::string& backend) {
-  if (backend == "libslurm") return std::make_unique<LibSlurmClient>();
+  if (backend == "libslurm") return detail::make_libslurm_client();
   if (backend == "cli") return std::make_unique<CliSlurmClient>();
   if (backend == "auto") return choose_backend();
   throw std::invalid_argument("unknown Slurm backend '" + backend + "' (expected libslurm, cli or auto)");

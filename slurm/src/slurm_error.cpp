@@ -1,9 +1,8 @@
 #include "kforge/slurm/slurm_error.hpp"
 
-#include <slurm/slurm_errno.h>
-
-#include <cerrno>
 #include <utility>
+
+#include "slurm_errnos.hpp"
 
 namespace kforge::slurm {
 
@@ -16,10 +15,10 @@ SlurmError::SlurmError(std::string context, std::string slurm_message, int slurm
 
 bool SlurmError::is_back_pressure() const noexcept {
   switch (slurm_errno_) {
-    case ESLURM_ACCOUNTING_POLICY:  // MaxSubmitJobs, MaxJobs, size/time limits of an association or QOS
-    case ESLURM_QOS_THRES:          // a QOS usage threshold
-    case ESLURM_INVALID_ARRAY:      // beyond MaxArraySize (or a malformed --array; ours never are)
-    case EAGAIN:                    // MaxJobCount reached: slurmctld holds as many jobs as allowed
+    case detail::kAccountingPolicy:  // MaxSubmitJobs, MaxJobs, size/time limits of an association or QOS
+    case detail::kQosThreshold:      // a QOS usage threshold
+    case detail::kInvalidArray:      // beyond MaxArraySize (or a malformed --array; ours never are)
+    case detail::kControllerBusy:    // MaxJobCount reached: slurmctld holds as many jobs as allowed
       return true;
     default:
       return false;

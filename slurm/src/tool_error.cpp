@@ -1,10 +1,9 @@
 #include "tool_error.hpp"
 
-#include <slurm/slurm_errno.h>
-
-#include <cerrno>
 #include <cstring>
 #include <sstream>
+
+#include "slurm_errnos.hpp"
 
 namespace kforge::slurm::detail {
 namespace {
@@ -15,29 +14,15 @@ std::string trim(const std::string& text) {
   return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
 }
 
-// Slurm's own codes (protocol 1000s, slurmctld 2000s, slurmd 4000s, ...) plus EAGAIN, which slurmctld
-// returns when MaxJobCount is reached.
-std::vector<int> candidate_errnos() {
-  std::vector<int> codes{EAGAIN};
-  for (int code = 1000; code < 6000; ++code) codes.push_back(code);
-  return codes;
-}
-
 }  // namespace
 
 int slurm_errno_from_message(const std::string& message) {
-  static const std::vector<int> codes = candidate_errnos();
   int best = 0;
   std::size_t best_length = 0;
-  for (const int code : codes) {
-    const char* text = slurm_strerror(code);
-    if (text == nullptr) continue;
-    const std::string_view known(text);
-    // Unassigned codes read "Unknown error NNNN"; very short texts would match by accident.
-    if (known.size() < 12 || known.starts_with("Unknown error")) continue;
-    if (known.size() > best_length && message.find(known) != std::string::npos) {
-      best = code;
-      best_length = known.size();
+  for (const SlurmErrorText& known : known_slurm_error_texts()) {
+    if (known.text.size() > best_length && message.find(known.text) != std::string::npos) {
+      best = known.number;
+      best_length = known.text.size();
     }
   }
   return best;

@@ -5,7 +5,7 @@
 #include "../scheduler/agents/agent_test_support.hpp"
 #include "fuzz_support.hpp"
 #include "kforge/scheduler/agents/children.hpp"
-#include "kforge/scheduler/search_space.hpp"
+#include "kforge/scheduler/search/search_space.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace ks = kforge::scheduler;

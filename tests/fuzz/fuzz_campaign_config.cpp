@@ -1,6 +1,6 @@
 // Campaign files (docs/campaign-schema.md): any text either parses or throws ConfigError, nothing else.
 #include "fuzz_support.hpp"
-#include "kforge/scheduler/config.hpp"
+#include "kforge/scheduler/config/config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "fuzz_support.hpp"
-#include "kforge/scheduler/expression.hpp"
+#include "kforge/scheduler/search/expression.hpp"
 
 namespace {
 

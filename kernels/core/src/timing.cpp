@@ -5,6 +5,8 @@
 #include <limits>
 #include <sstream>
 
+#include "kforge/jobs/statistics.hpp"
+
 namespace kforge::kernels {
 
 TimingPolicy TimingPolicy::from(const jobs::EvalSettings& settings) {
@@ -17,13 +19,7 @@ TimingPolicy TimingPolicy::from(const jobs::EvalSettings& settings) {
   return p;
 }
 
-double median_of(std::vector<double> values) {
-  if (values.empty()) return 0.0;
-  const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), mid, values.end());
-  if (values.size() % 2 == 1) return *mid;
-  return (*mid + *std::max_element(values.begin(), mid)) / 2.0;
-}
+double median_of(std::vector<double> values) { return values.empty() ? 0.0 : jobs::median(std::move(values)); }
 
 double spread_of(const std::vector<double>& values) {
   if (values.size() < 2) return 0.0;

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "kforge/jobs/json_text.hpp"
 #include "kforge/jobs/record.hpp"
 #include "kforge/jobs/text_file.hpp"
 
@@ -16,29 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string json_number(double d) {
-  if (!std::isfinite(d)) return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", d);
-  return buf;
-}
+using jobs::json_number;
+using jobs::json_string;
 
 std::string problem_json(const Problem& p) {
   std::string out = "{";

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "checked_call.hpp"
+#include "kforge/jobs/statistics.hpp"
 
 namespace kforge::kernels::cuda {
 namespace {
@@ -75,12 +76,7 @@ std::vector<double> time_launches(const DeviceSession& session, const GpuTimingP
   return samples;
 }
 
-double median_ms(std::vector<double> samples) {
-  if (samples.empty()) return 0.0;
-  std::sort(samples.begin(), samples.end());
-  const std::size_t n = samples.size();
-  return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
-}
+double median_ms(std::vector<double> samples) { return samples.empty() ? 0.0 : jobs::median(std::move(samples)); }
 
 double spread_rel(const std::vector<double>& samples) {
   if (samples.size() < 2) return 0.0;

@@ -36,7 +36,7 @@ class L2Flusher {
 std::vector<double> time_launches(const DeviceSession& session, const GpuTimingPolicy& policy,
                                   const std::function<void()>& prepare, const std::function<void()>& launch);
 
-double median_ms(std::vector<double> samples);
+double median_ms(std::vector<double> samples);  // jobs::median, but 0 for no samples
 double spread_rel(const std::vector<double>& samples);
 
 }  // namespace kforge::kernels::cuda

@@ -11,8 +11,8 @@
 
 #include "arch.hpp"
 #include "family.hpp"
-#include "kforge/scheduler/config.hpp"
-#include "kforge/scheduler/search_space.hpp"
+#include "kforge/scheduler/config/config.hpp"
+#include "kforge/scheduler/search/search_space.hpp"
 #include "resource_check.hpp"
 
 namespace kforge::kernels::cuda {

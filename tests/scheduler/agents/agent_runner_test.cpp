@@ -33,9 +33,8 @@ class AgentRunnerTest : public ::testing::Test {
  protected:
   SearchSpace space{testing::small_space()};
   AgentBrief brief = testing::small_brief();
-  std::filesystem::path dir =
-      std::filesystem::path(KFORGE_BINARY_DIR) / "agents-test" /
-      ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::filesystem::path dir = std::filesystem::path(KFORGE_BINARY_DIR) / "agents-test" /
+                              ::testing::UnitTest::GetInstance()->current_test_info()->name();
 
   // An agent script; $2 is the brief path and $4 the children path (`--brief B --children C`).
   AgentSpec agent(const std::string& body, double timeout_s = 20.0) {

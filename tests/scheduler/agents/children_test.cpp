@@ -100,7 +100,8 @@ TEST_F(ChildrenFileTest, ADeclaredSourceKindMustMatchTheSourceAndTheBackend) {
   ASSERT_TRUE(file.ok()) << file.failure;
   ASSERT_EQ(file.children.size(), 2U);
   EXPECT_NE(reason(file, 2).find("source_kind: ptx, but the source's first statement is not a PTX .version"),
-            std::string::npos) << reason(file, 2);
+            std::string::npos)
+      << reason(file, 2);
   EXPECT_NE(reason(file, 3).find("source_kind: cuda, but the source is PTX"), std::string::npos) << reason(file, 3);
   EXPECT_NE(reason(file, 4).find("must be ptx, cuda or cpp"), std::string::npos) << reason(file, 4);
   EXPECT_NE(reason(file, 5).find("source_kind: ptx without a source"), std::string::npos) << reason(file, 5);

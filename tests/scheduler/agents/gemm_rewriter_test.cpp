@@ -19,8 +19,8 @@ namespace {
 
 jobs::Genome gemm_genome(int pack, const std::string& order) {
   jobs::Genome g;
-  g.params = {{"MC", std::int64_t{64}}, {"NC", std::int64_t{256}}, {"KC", std::int64_t{128}},
-              {"MR", std::int64_t{4}},  {"NR", std::int64_t{16}},  {"VEC", std::int64_t{8}},
+  g.params = {{"MC", std::int64_t{64}},    {"NC", std::int64_t{256}},    {"KC", std::int64_t{128}},
+              {"MR", std::int64_t{4}},     {"NR", std::int64_t{16}},     {"VEC", std::int64_t{8}},
               {"UNROLL", std::int64_t{4}}, {"PACK", std::int64_t{pack}}, {"LOOP_ORDER", order}};
   return g;
 }
@@ -32,9 +32,14 @@ SpaceSpec gemm_space() {
     for (auto v : values) out.emplace_back(v);
     return out;
   };
-  space.parameters = {{"MC", ints({32, 64}), {}},  {"NC", ints({256}), {}},     {"KC", ints({128}), {}},
-                      {"MR", ints({4}), {}},       {"NR", ints({16}), {}},      {"VEC", ints({1, 8}), {}},
-                      {"UNROLL", ints({4}), {}},   {"PACK", ints({0, 1}), {}},
+  space.parameters = {{"MC", ints({32, 64}), {}},
+                      {"NC", ints({256}), {}},
+                      {"KC", ints({128}), {}},
+                      {"MR", ints({4}), {}},
+                      {"NR", ints({16}), {}},
+                      {"VEC", ints({1, 8}), {}},
+                      {"UNROLL", ints({4}), {}},
+                      {"PACK", ints({0, 1}), {}},
                       {"LOOP_ORDER", {std::string("jpi"), std::string("pji")}, {}}};
   space.constraints = {{"NR % VEC == 0", {}}};
   return space;
@@ -57,8 +62,8 @@ BriefParent rendered_parent(const kernels::Backend& backend, int pack, const std
 int compile(const std::filesystem::path& dir, const std::string& name, const std::string& source) {
   jobs::write_text_file_atomically(dir / (name + ".cpp"), source);
   const std::string command = "c++ -std=c++17 -O2 -shared -fPIC -Werror=return-type -o '" +
-                              (dir / (name + ".so")).string() + "' '" + (dir / (name + ".cpp")).string() +
-                              "' > '" + (dir / (name + ".log")).string() + "' 2>&1";
+                              (dir / (name + ".so")).string() + "' '" + (dir / (name + ".cpp")).string() + "' > '" +
+                              (dir / (name + ".log")).string() + "' 2>&1";
   return std::system(command.c_str());
 }
 
@@ -102,8 +107,8 @@ TEST(GemmRewriterAgent, ChildrenAreDistinctCompilingSourceEditsOfTheirParents) {
   brief.space = gemm_space();
   const auto dir = std::filesystem::path(KFORGE_BINARY_DIR) / "agents-test" / "gemm-rewriter";
   std::filesystem::remove_all(dir);
-  const AgentSpec spec{"gemm_rewriter", {"/usr/bin/python3", KFORGE_SOURCE_DIR "/share/agents/gemm_rewriter.py"},
-                       60.0, dir, {}};
+  const AgentSpec spec{
+      "gemm_rewriter", {"/usr/bin/python3", KFORGE_SOURCE_DIR "/share/agents/gemm_rewriter.py"}, 60.0, dir, {}};
 
   const auto outcome = run_agent(spec, brief, space);
   ASSERT_EQ(outcome.status, AgentStatus::ok) << outcome.evidence;
@@ -142,8 +147,11 @@ TEST(GemmRewriterAgent, SameBriefGivesTheSameChildren) {
   const auto base = std::filesystem::path(KFORGE_BINARY_DIR) / "agents-test" / "gemm-rewriter-determinism";
   std::vector<std::string> sources[2];
   for (int run = 0; run < 2; ++run) {
-    const AgentSpec spec{"gemm_rewriter", {"/usr/bin/python3", KFORGE_SOURCE_DIR "/share/agents/gemm_rewriter.py"},
-                         60.0, base / std::to_string(run), {}};
+    const AgentSpec spec{"gemm_rewriter",
+                         {"/usr/bin/python3", KFORGE_SOURCE_DIR "/share/agents/gemm_rewriter.py"},
+                         60.0,
+                         base / std::to_string(run),
+                         {}};
     const auto outcome = run_agent(spec, brief, space);
     ASSERT_EQ(outcome.status, AgentStatus::ok) << outcome.evidence;
     for (const auto& child : outcome.children) sources[run].push_back(child.source);
@@ -158,8 +166,11 @@ TEST(GemmRewriterAgent, OtherFamiliesGetNoChildrenButAValidFile) {
   brief.backend = "cuda";
   brief.children_wanted = 2;
   const SearchSpace space(gemm_space());
-  const AgentSpec spec{"gemm_rewriter", {"/usr/bin/python3", KFORGE_SOURCE_DIR "/share/agents/gemm_rewriter.py"},
-                       60.0, std::filesystem::path(KFORGE_BINARY_DIR) / "agents-test" / "gemm-rewriter-other", {}};
+  const AgentSpec spec{"gemm_rewriter",
+                       {"/usr/bin/python3", KFORGE_SOURCE_DIR "/share/agents/gemm_rewriter.py"},
+                       60.0,
+                       std::filesystem::path(KFORGE_BINARY_DIR) / "agents-test" / "gemm-rewriter-other",
+                       {}};
   const auto outcome = run_agent(spec, brief, space);
   EXPECT_EQ(outcome.status, AgentStatus::ok) << outcome.evidence;
   EXPECT_TRUE(outcome.children.empty());

@@ -8,7 +8,7 @@
 #include <variant>
 
 #include "config_test_util.hpp"
-#include "kforge/scheduler/config.hpp"
+#include "kforge/scheduler/config/config.hpp"
 
 namespace kforge::scheduler {
 namespace {
@@ -117,8 +117,7 @@ TEST(CampaignConfig, SeedAcceptsTheFullUnsignedRange) {
 }
 
 TEST(CampaignConfig, RatesSummingToExactlyOneAreAccepted) {
-  CampaignConfig c =
-      parse_campaign(kMinimalCampaign + "search: {mutation_rate: 0.7, crossover_rate: 0.3}\n", "c.yaml");
+  CampaignConfig c = parse_campaign(kMinimalCampaign + "search: {mutation_rate: 0.7, crossover_rate: 0.3}\n", "c.yaml");
   EXPECT_DOUBLE_EQ(c.search.mutation_rate + c.search.crossover_rate, 1.0);
 }
 
@@ -153,7 +152,8 @@ TEST(CampaignConfig, ReplayCacheIsResolvedAgainstTheCampaignFileAndMustExist) {
     parse_campaign(missing, dir / "c.yaml");
     FAIL() << "a missing replay cache was accepted";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find(":6:17: evaluation.replay_cache: no such file: "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(":6:17: evaluation.replay_cache: no such file: "), std::string::npos)
+        << e.what();
   }
   std::filesystem::remove_all(dir);
 }
@@ -162,13 +162,13 @@ TEST(CampaignConfig, AgentsParseWithTheirCommandResolvedNextToTheCampaignFile) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "kforge-agents-config-test";
   std::filesystem::create_directories(dir / "agents");
   { std::ofstream(dir / "agents" / "a.py") << "pass\n"; }
-  const std::string yaml = std::string(kMinimalCampaign) +
-                           "agents:\n  - {name: rw, command: [python3, agents/a.py, --flag], weight: 0.5, timeout_s: 9}\n";
+  const std::string yaml =
+      std::string(kMinimalCampaign) +
+      "agents:\n  - {name: rw, command: [python3, agents/a.py, --flag], weight: 0.5, timeout_s: 9}\n";
   const CampaignConfig c = parse_campaign(yaml, dir / "c.yaml");
   ASSERT_EQ(c.agents.size(), 1u);
   EXPECT_EQ(c.agents[0].name, "rw");
-  EXPECT_EQ(c.agents[0].command,
-            (std::vector<std::string>{"python3", (dir / "agents" / "a.py").string(), "--flag"}));
+  EXPECT_EQ(c.agents[0].command, (std::vector<std::string>{"python3", (dir / "agents" / "a.py").string(), "--flag"}));
   EXPECT_DOUBLE_EQ(c.agents[0].weight, 0.5);
   EXPECT_DOUBLE_EQ(c.agents[0].timeout_s, 9.0);
   std::filesystem::remove_all(dir);

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "config_test_util.hpp"
-#include "kforge/scheduler/config.hpp"
+#include "kforge/scheduler/config/config.hpp"
 
 namespace kforge::scheduler {
 namespace {
@@ -13,7 +13,8 @@ using test::campaign_error;
 using test::kMinimalCampaign;
 
 const std::string kSearchKeys =
-    "allowed keys: generations, population, offspring, elite, tournament, mutation_rate, crossover_rate, seed, migration_interval, migration_size, strategy, adaptive_operators, min_operator_share, prior, initial";
+    "allowed keys: generations, population, offspring, elite, tournament, mutation_rate, crossover_rate, seed, "
+    "migration_interval, migration_size, strategy, adaptive_operators, min_operator_share, prior, initial";
 const std::string kValuesAllowed = "(a non-empty list of distinct values, e.g. [16, 32, 64])";
 
 // The minimal campaign with its MC line (line 7) replaced.
@@ -24,7 +25,8 @@ std::string with_mc_line(const std::string& line) {
 
 TEST(CampaignErrors, UnknownTopLevelKeyListsTheSections) {
   EXPECT_EQ(campaign_error(kMinimalCampaign + "serch:\n  population: 4\n"),
-            "c.yaml:8:1: serch: unknown key (allowed keys: campaign, space, search, evaluation, agents, model, workload, engine)");
+            "c.yaml:8:1: serch: unknown key (allowed keys: campaign, space, search, evaluation, agents, model, "
+            "workload, engine)");
 }
 
 TEST(CampaignErrors, UnknownNestedKeyNamesItsDottedPath) {
@@ -116,8 +118,9 @@ TEST(CampaignErrors, CudaBackendWithoutTargets) {
 TEST(CampaignErrors, MissingRequiredKey) {
   std::string yaml = kMinimalCampaign;
   yaml.erase(yaml.find("  name: t\n"), 10);
-  EXPECT_EQ(campaign_error(yaml), "c.yaml:2:3: campaign.name: missing required key "
-                                  "(a safe file name: letters, digits, '.', '_', '-')");
+  EXPECT_EQ(campaign_error(yaml),
+            "c.yaml:2:3: campaign.name: missing required key "
+            "(a safe file name: letters, digits, '.', '_', '-')");
   EXPECT_EQ(campaign_error("campaign: {name: t, family: gemm, backend: host}\n"),
             "c.yaml:1:1: space: missing required key (a mapping with keys: parameters, constraints)");
 }
@@ -125,12 +128,14 @@ TEST(CampaignErrors, MissingRequiredKey) {
 TEST(CampaignErrors, UnsafeCampaignNameAndBadFamily) {
   std::string yaml = kMinimalCampaign;
   yaml.replace(yaml.find("name: t"), 7, "name: ../x");
-  EXPECT_EQ(campaign_error(yaml), "c.yaml:2:9: campaign.name: '../x' is not a safe file name "
-                                  "(a safe file name: letters, digits, '.', '_', '-')");
+  EXPECT_EQ(campaign_error(yaml),
+            "c.yaml:2:9: campaign.name: '../x' is not a safe file name "
+            "(a safe file name: letters, digits, '.', '_', '-')");
   yaml = kMinimalCampaign;
   yaml.replace(yaml.find("family: gemm"), 12, "family: 2mm");
-  EXPECT_EQ(campaign_error(yaml), "c.yaml:3:11: campaign.family: '2mm' is not an identifier "
-                                  "(an identifier [A-Za-z_][A-Za-z0-9_]*, e.g. gemm)");
+  EXPECT_EQ(campaign_error(yaml),
+            "c.yaml:3:11: campaign.family: '2mm' is not an identifier "
+            "(an identifier [A-Za-z_][A-Za-z0-9_]*, e.g. gemm)");
 }
 
 TEST(CampaignErrors, DuplicateParameterValue) {

@@ -3,7 +3,7 @@
 #include <functional>
 #include <string>
 
-#include "kforge/scheduler/config.hpp"
+#include "kforge/scheduler/config/config.hpp"
 
 namespace kforge::scheduler::test {
 

@@ -10,7 +10,7 @@
 
 #include "config_test_util.hpp"
 #include "kforge/kernels/family_schema.hpp"
-#include "kforge/scheduler/campaign_validation.hpp"
+#include "kforge/scheduler/driver/campaign_validation.hpp"
 
 namespace kforge::scheduler {
 namespace {

@@ -11,7 +11,7 @@
 #include "config_test_util.hpp"
 #include "kforge/engine/model_folder.hpp"
 #include "kforge/engine/model_weights.hpp"
-#include "kforge/scheduler/campaign_validation.hpp"
+#include "kforge/scheduler/driver/campaign_validation.hpp"
 
 namespace kforge::scheduler {
 namespace {

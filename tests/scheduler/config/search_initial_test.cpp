@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "config_test_util.hpp"
-#include "kforge/scheduler/campaign_validation.hpp"
-#include "kforge/scheduler/population.hpp"
+#include "kforge/scheduler/driver/campaign_validation.hpp"
+#include "kforge/scheduler/search/population.hpp"
 
 namespace kforge::scheduler {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "config_test_util.hpp"
-#include "kforge/scheduler/config.hpp"
+#include "kforge/scheduler/config/config.hpp"
 
 namespace kforge::scheduler {
 namespace {
@@ -95,8 +95,8 @@ TEST(SiteConfig, SlurmSectionParsesEveryKey) {
 }
 
 TEST(SiteErrors, CampaignTargetMissingFromTheSlurmSiteNamesTheSiteKey) {
-  const SiteConfig s = parse_site("site: {name: c, executor: slurm}\nslurm:\n  targets:\n    hopper: {partition: h}\n",
-                                  "s.yaml");
+  const SiteConfig s =
+      parse_site("site: {name: c, executor: slurm}\nslurm:\n  targets:\n    hopper: {partition: h}\n", "s.yaml");
   CampaignConfig c;
   c.name = "camp";
   c.targets = {"hopper", "blackwell"};

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "config_test_util.hpp"
-#include "kforge/scheduler/config.hpp"
+#include "kforge/scheduler/config/config.hpp"
 
 namespace kforge::scheduler {
 namespace {

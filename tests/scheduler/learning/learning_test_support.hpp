@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "kforge/jobs/archive.hpp"
-#include "kforge/scheduler/archive_view.hpp"
-#include "kforge/scheduler/config.hpp"
+#include "kforge/scheduler/config/archive_view.hpp"
+#include "kforge/scheduler/config/config.hpp"
 
 namespace kforge::scheduler::testing {
 

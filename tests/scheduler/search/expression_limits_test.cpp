@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "kforge/scheduler/expression.hpp"
+#include "kforge/scheduler/search/expression.hpp"
 
 namespace kforge::scheduler {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kforge/scheduler/expression.hpp"
+#include "kforge/scheduler/search/expression.hpp"
 
 namespace kforge::scheduler {
 namespace {
@@ -51,9 +51,9 @@ std::size_t error_column(const std::string& text) {
 TEST(Expression, ArithmeticFollowsPythonPrecedence) {
   EXPECT_EQ(as_int(eval("1 + 2 * 3")), 7);
   EXPECT_EQ(as_int(eval("(1 + 2) * 3")), 9);
-  EXPECT_EQ(as_int(eval("10 - 4 - 3")), 3);       // left-associative
-  EXPECT_EQ(as_int(eval("2 ** 3 ** 2")), 512);    // right-associative
-  EXPECT_EQ(as_int(eval("-2 ** 2")), -4);         // ** binds tighter than unary minus
+  EXPECT_EQ(as_int(eval("10 - 4 - 3")), 3);     // left-associative
+  EXPECT_EQ(as_int(eval("2 ** 3 ** 2")), 512);  // right-associative
+  EXPECT_EQ(as_int(eval("-2 ** 2")), -4);       // ** binds tighter than unary minus
   EXPECT_DOUBLE_EQ(as_double(eval("2 ** -1")), 0.5);
   EXPECT_EQ(as_int(eval("MC // MR * MR + MC % MR")), 64);
   EXPECT_EQ(as_int(eval("-MR + +3")), -3);
@@ -85,8 +85,8 @@ TEST(Expression, ComparisonsOfNumbers) {
   EXPECT_TRUE(holds("MR <= 6"));
   EXPECT_TRUE(holds("MC > MR"));
   EXPECT_FALSE(holds("MC >= 65"));
-  EXPECT_TRUE(holds("MC / 2 == 32"));   // double equals integer
-  EXPECT_TRUE(holds("True == 1"));      // bools count as integers
+  EXPECT_TRUE(holds("MC / 2 == 32"));    // double equals integer
+  EXPECT_TRUE(holds("True == 1"));       // bools count as integers
   EXPECT_TRUE(holds("1 + 2 * 3 == 7"));  // arithmetic binds tighter than comparison
 }
 
@@ -109,10 +109,10 @@ TEST(Expression, LogicalOperatorsAndTheirPrecedence) {
   EXPECT_TRUE(holds("MC == 1 || MR == 6"));
   EXPECT_TRUE(holds("not MC == 1"));  // not binds looser than ==
   EXPECT_TRUE(holds("!(MC == 1)"));
-  EXPECT_TRUE(holds("True or False and False"));   // and binds tighter than or
+  EXPECT_TRUE(holds("True or False and False"));  // and binds tighter than or
   EXPECT_FALSE(holds("(True or False) and False"));
-  EXPECT_TRUE(holds("not False and True"));        // not binds tighter than and
-  EXPECT_FALSE(holds("ZERO"));                     // truthiness of numbers and strings
+  EXPECT_TRUE(holds("not False and True"));  // not binds tighter than and
+  EXPECT_FALSE(holds("ZERO"));               // truthiness of numbers and strings
   EXPECT_TRUE(holds("ORDER"));
   EXPECT_FALSE(holds("''"));
 }

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "kforge/scheduler/config.hpp"
+#include "kforge/scheduler/config/config.hpp"
 
 namespace kforge::scheduler::testing {
 
@@ -37,8 +37,8 @@ inline SpaceSpec gemm_host_space() {
                   int_parameter("UNROLL", {1, 2, 4, 8}),
                   int_parameter("PACK", {0, 1}),
                   string_parameter("LOOP_ORDER", {"jpi", "pji", "jip"})};
-  s.constraints = {constraint("NR % VEC == 0", 24), constraint("MC % MR == 0", 25),
-                   constraint("NC % NR == 0", 26), constraint("MR * (NR / VEC) <= 32", 27)};
+  s.constraints = {constraint("NR % VEC == 0", 24), constraint("MC % MR == 0", 25), constraint("NC % NR == 0", 26),
+                   constraint("MR * (NR / VEC) <= 32", 27)};
   return s;
 }
 

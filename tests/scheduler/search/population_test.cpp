@@ -8,7 +8,7 @@
 #include <string>
 
 #include "gemm_host_space.hpp"
-#include "kforge/scheduler/population.hpp"
+#include "kforge/scheduler/search/population.hpp"
 
 namespace kforge::scheduler {
 namespace {

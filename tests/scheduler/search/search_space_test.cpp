@@ -6,7 +6,7 @@
 #include <string>
 
 #include "gemm_host_space.hpp"
-#include "kforge/scheduler/search_space.hpp"
+#include "kforge/scheduler/search/search_space.hpp"
 
 namespace kforge::scheduler {
 namespace {
@@ -17,8 +17,8 @@ using testing::int_parameter;
 
 jobs::Genome valid_gemm_genome() {
   jobs::Genome g;
-  g.params = {{"MC", std::int64_t{64}},  {"NC", std::int64_t{256}}, {"KC", std::int64_t{128}},
-              {"MR", std::int64_t{4}},   {"NR", std::int64_t{16}},  {"VEC", std::int64_t{8}},
+  g.params = {{"MC", std::int64_t{64}},    {"NC", std::int64_t{256}}, {"KC", std::int64_t{128}},
+              {"MR", std::int64_t{4}},     {"NR", std::int64_t{16}},  {"VEC", std::int64_t{8}},
               {"UNROLL", std::int64_t{4}}, {"PACK", std::int64_t{1}}, {"LOOP_ORDER", std::string("jpi")}};
   return g;
 }

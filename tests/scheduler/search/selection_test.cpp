@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "kforge/scheduler/population.hpp"
+#include "kforge/scheduler/search/population.hpp"
 
 namespace kforge::scheduler {
 namespace {
@@ -77,8 +77,8 @@ TEST(SelectSurvivors, FillsWithFailuresOnlyWhenOkMembersRunOut) {
   std::mt19937_64 rng(3);
   const auto survivors = select_survivors(pool_of(4, 10), spec(6, 1, 3), rng);
   ASSERT_EQ(survivors.size(), 6u);
-  const auto finite = std::count_if(survivors.begin(), survivors.end(),
-                                    [](const Member& m) { return std::isfinite(m.fitness_ms); });
+  const auto finite =
+      std::count_if(survivors.begin(), survivors.end(), [](const Member& m) { return std::isfinite(m.fitness_ms); });
   EXPECT_EQ(finite, 4);  // every ok member, then two failures
 }
 

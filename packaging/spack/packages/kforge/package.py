@@ -18,7 +18,7 @@ class Kforge(CMakePackage):
     version("0.1.0")
 
     variant("cuda", default=False, description="cuda backend: NVRTC compile stage (no GPU needed) and GPU runs")
-    variant("slurm", default=True, description="Slurm executor through libslurm (without: local executor only)")
+    variant("slurm", default=True, description="libslurm for the Slurm executor (without: Slurm's command-line tools)")
     variant("python", default=True, description="run-time packages of the archive reader and kforge plot")
 
     depends_on("cmake@3.25:", type="build")

@@ -103,11 +103,12 @@ class SlurmClient {
 };
 
 // backend: "libslurm", "cli", or "auto" (libslurm when this build's libslurm release equals the
-// controller's major.minor release, else the command-line tools). Slurm's client configuration comes from
-// SLURM_CONF or the system default, as for sbatch. Throws std::invalid_argument for an unknown backend name.
+// controller's major.minor release, else the command-line tools; always the tools in a build without libslurm).
+// Slurm's client configuration comes from SLURM_CONF or the system default, as for sbatch. Throws
+// std::invalid_argument for an unknown backend name, std::runtime_error for "libslurm" in a build without it.
 std::unique_ptr<SlurmClient> make_slurm_client(const std::string& backend);
 
-// The Slurm release this library was compiled against, e.g. "22.05.8".
+// The Slurm release this library was compiled against, e.g. "22.05.8"; "" in a build without libslurm.
 std::string compiled_slurm_version();
 
 }  // namespace kforge::slurm

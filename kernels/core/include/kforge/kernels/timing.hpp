@@ -32,7 +32,7 @@ struct TimedSamples {
 TimedSamples sample_calls(const TimingPolicy& policy, const std::function<void()>& call,
                           const std::function<void()>& before = {}, const std::function<std::string()>& after = {});
 
-double median_of(std::vector<double> values);
+double median_of(std::vector<double> values);         // jobs::median, but 0 for no values
 double spread_of(const std::vector<double>& values);  // (max - min) / median; 0 for fewer than 2 values
 
 // One CPU core does far below 1 TFLOP/s; a faster fp32 kernel skipped work or cheated the timer.

@@ -2,7 +2,7 @@
 // What each (backend, family) pair that make_backend() knows accepts, as data: its template parameters (names,
 // types, ranges), its problem keys (defaults, ranges), its baselines, the hardware targets it can evaluate and
 // the memory its main problem needs. `kforge validate` / `kforge run` check a campaign against this before
-// anything is written (scheduler/src/config/family_check.cpp); the backends' own checks stay as the last line,
+// anything is written (scheduler/config/src/family_check.cpp); the backends' own checks stay as the last line,
 // and tests/kernels/family_schema_test.cpp (host) and tests/kernels_cuda/cuda_family_schema_test.cpp (cuda)
 // prove the two agree. This library depends on nothing: a login node without CUDA validates cuda campaigns.
 #include <cstdint>

@@ -1,0 +1,14 @@
+#pragma once
+// Order statistics of measurements (times in ms, fitness values), one definition for every part of kforge.
+#include <vector>
+
+namespace kforge::jobs {
+
+// The median: the middle value, or the mean of the middle two for an even count; NaN when there is none.
+double median(std::vector<double> values);
+
+// The upper median: the value at index n/2 once sorted, so always one of the values (a measured time, never a
+// mean of two); NaN when there is none. Used where a stand-in must be a value that was really seen.
+double upper_median(std::vector<double> values);
+
+}  // namespace kforge::jobs

@@ -1,0 +1,166 @@
+#pragma once
+// What `kforge status` and `kforge report` tell about a campaign directory: one model (build_report) in every form
+// a person or a program reads it: tables (report_table.cpp), JSON (report_json.cpp), an HTML page and plots
+// (report_plot.cpp, through share/python/kforge_plot.py) and the live view of `kforge watch` (report_watch.cpp).
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kforge/jobs/confirmation.hpp"
+#include "kforge/jobs/record.hpp"
+#include "kforge/scheduler/config/archive_view.hpp"
+#include "kforge/scheduler/config/campaign_dir.hpp"
+#include "kforge/scheduler/executors/slurm_executor.hpp"  // ArrayProgress
+#include "kforge/scheduler/learning/learning.hpp"
+
+namespace kforge::scheduler {
+
+inline constexpr int kReportSchemaVersion = 2;  // 2: paired speedups (best.baselines), baselines, effects
+
+struct GenerationSummary {
+  int generation = 0;
+  int evaluated = 0;
+  std::map<jobs::Status, int> status_counts;
+  int noisy = 0;                     // records whose timing missed target_spread (EvalRecord::timing_noisy)
+  double best_ms = jobs::kNaN;       // best of this generation's new evaluations ("generation best")
+  double best_speedup = jobs::kNaN;  // its paired speedup vs reference (docs/archive-schema.md, "Speedups")
+  std::string best_id;
+  double best_so_far_ms = jobs::kNaN;  // best of generations 0..this one ("best so far")
+  double best_so_far_speedup = jobs::kNaN;
+  std::string best_so_far_id;
+};
+
+// A baseline over the campaign's tasks: its median task timing with the spread (descriptive: speedups are paired).
+struct BaselineSummary {
+  std::string name;
+  double median_ms = jobs::kNaN, min_ms = jobs::kNaN, max_ms = jobs::kNaN;
+  int tasks = 0;  // tasks that timed it
+};
+
+// A task that was to time a baseline and has no usable timing of it, with the reason the archive gives.
+struct BaselineFailure {
+  int generation = 0;
+  int task = 0;
+  std::string target;
+  std::string baseline;
+  std::string reason;
+};
+
+// The best ok record of one target (island) with its paired speedups (baseline name -> ratio).
+struct TargetBest {
+  jobs::EvalRecord record;
+  std::map<std::string, double> speedups;
+};
+
+// One parameter value's effect on time: relative = time / its target's median ok time; the geometric mean of
+// its ok evaluations' relative times with a 95% percentile bootstrap interval (NaN with fewer than 2).
+struct ParameterEffect {
+  std::string parameter, value;
+  int evaluated = 0, ok = 0;
+  double relative = jobs::kNaN, ci_low = jobs::kNaN, ci_high = jobs::kNaN;
+};
+
+struct Ancestor {
+  std::string id;
+  std::string op;
+  int generation = 0;
+  std::string params;
+  double time_ms = jobs::kNaN;
+  bool timing_noisy = false;  // its record's timing missed target_spread
+};
+
+struct CampaignReport {
+  std::string campaign;
+  std::string directory;
+  int generations_done = 0;
+  int generations_planned = 0;
+  bool running = false;        // another process holds the campaign lock
+  int current_tasks = 0;       // manifests of the generation in progress
+  int current_tasks_done = 0;  // of those, tasks whose shard exists
+  int evaluations = 0;
+  std::map<jobs::Status, int> status_counts;
+  int noisy = 0;  // records whose timing missed target_spread
+  std::vector<GenerationSummary> generations;
+  std::optional<jobs::EvalRecord> best;
+  std::vector<Ancestor> lineage;              // the best candidate's ancestors, nearest first
+  std::map<std::string, double> baseline_ms;  // baseline name -> median over the campaign's tasks
+  std::vector<BaselineSummary> baselines;     // the same with spread and task counts
+  std::vector<BaselineFailure> baseline_failures;
+  std::map<std::string, double> best_speedups;          // the best record's paired speedup per baseline
+  std::map<std::string, double> best_task_baseline_ms;  // the baselines timed in the best record's own task
+  std::map<std::string, TargetBest> best_per_target;
+  std::vector<ParameterEffect> parameter_effects;
+  std::vector<std::string> lessons_summary;  // /lessons/summary of the newest generation file
+  // Engine campaigns (issue 10) add their serving figures here: an `engine` block beside `best`.
+  std::vector<ArrayProgress> arrays;                // Slurm sites only: the current generation's arrays
+  std::string live_states_note;                     // why the arrays' live states could not be read; empty when read
+  std::map<std::string, OperatorCredit> operators;  // op ("mutation", "agent:gemm-rewriter", ...) -> credit
+  std::optional<jobs::Confirmation> confirmation;   // DIR/confirmation.h5 (kforge confirm), when there is one
+  std::string confirmation_note;                    // why it is absent, stale or unreadable; empty otherwise
+};
+
+// The report's headline: the best candidate's confirmed speedup against the reference baseline (else the first
+// baseline) when the confirmation covers it, else its single campaign measurement, marked unconfirmed.
+struct Headline {
+  std::string candidate_id;
+  std::string target;
+  std::string baseline;
+  bool confirmed = false;
+  double speedup = jobs::kNaN;
+  double ci_low = jobs::kNaN, ci_high = jobs::kNaN;
+  int rounds = 0;
+  std::string verdict;  // faster, not_faster, slower; "unconfirmed" without a confirmation
+  std::string text;     // "2.10x faster than reference (interval 1.95-2.31)", "not faster than reference (...)"
+};
+std::optional<Headline> headline_of(const CampaignReport& r);
+
+// The paired speedup rule (docs/archive-schema.md, "Speedups"): a record is compared with the baselines timed in the
+// same array task (its generation's manifest that lists it), never with another task's timing.
+class PairedBaselines {
+ public:
+  // only: read the manifests of these generations alone (the console needs a few records, not every failure).
+  PairedBaselines(const CampaignDir& dir, const ArchiveView& archive, const std::set<int>* only = nullptr);
+  // baseline time of record r's task / r's median time; NaN when r is not ok or its task did not time `baseline`.
+  double speedup(const jobs::EvalRecord& r, const std::string& baseline) const;
+  std::map<std::string, double> speedups(const jobs::EvalRecord& r) const;      // every baseline its task timed
+  std::map<std::string, double> task_timings(const jobs::EvalRecord& r) const;  // its task's baseline ms by name
+  std::vector<BaselineSummary> summaries() const;
+  const std::vector<BaselineFailure>& failures() const { return failures_; }
+
+ private:
+  std::map<std::pair<int, std::string>, int> task_of_;                    // (generation, id) -> task
+  std::map<std::pair<int, int>, std::map<std::string, double>> timings_;  // (generation, task) -> name -> ms
+  std::vector<BaselineFailure> failures_;
+};
+
+// "best so far 1.234 ms (2.10x vs reference, g1 abcd1234)  generation best 1.300 ms (1.99x)": the console's and
+// the report's per-generation wording. so_far/own may be null (nothing ok yet).
+std::string describe_generation_best(const jobs::EvalRecord* so_far, const jobs::EvalRecord* own,
+                                     const PairedBaselines* paired);
+
+// The console's per-generation bests: `archive` holds generation g already. With more than one target it adds the
+// best so far of each target ("host: 1.2 ms (2.0x)").
+std::string generation_bests(const CampaignDir& dir, const ArchiveView& archive, const jobs::Generation& g);
+
+// Every parameter value's effect over the archive's records (report_effects.cpp).
+std::vector<ParameterEffect> parameter_effects(const ArchiveView& archive);
+
+// Reads DIR (its configs and generation files); throws std::runtime_error naming what is missing.
+CampaignReport build_report(const CampaignDir& dir);
+
+void write_report_table(std::ostream& out, const CampaignReport& r);
+// `kforge plot DIR --out OUT --format png|svg` and `kforge report DIR --html FILE` (report_plot.cpp): run
+// share/python/kforge_plot.py with this report as JSON; return its exit status.
+int plot_campaign(const CampaignDir& dir, const std::filesystem::path& out, const std::string& format);
+int write_report_html(const CampaignDir& dir, const std::filesystem::path& file);
+// `kforge watch DIR` (report_watch.cpp): redraws progress bars (generations, the current generation's tasks), an
+// ETA and the best so far every interval_s until the campaign is done (or once); returns the exit status.
+int watch_campaign(const CampaignDir& dir, double interval_s, bool once, std::ostream& out);
+void write_report_json(std::ostream& out, const CampaignReport& r);
+void write_status_table(std::ostream& out, const CampaignReport& r);
+void write_status_json(std::ostream& out, const CampaignReport& r);
+
+}  // namespace kforge::scheduler
