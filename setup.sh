@@ -33,10 +33,10 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# shellcheck disable=SC2086  # KFORGE_CMAKE_ARGS is a list of arguments
 # The CUDA toolkit (NVRTC) is optional: with it the cuda backend's compile stage is built and tested (no GPU needed).
 cuda_args=()
 [[ -x /usr/local/cuda/bin/nvcc ]] && cuda_args=(-DCUDAToolkit_ROOT=/usr/local/cuda)
+# shellcheck disable=SC2086  # KFORGE_CMAKE_ARGS is a list of arguments: split on purpose
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cuda_args[@]}" ${KFORGE_CMAKE_ARGS:-} > build-configure.log || {
   cat build-configure.log; exit 1; }
 # Only what a campaign needs (the demo, the daemon): tests/run-all.sh builds the rest (tests, benchmarks, man pages)
