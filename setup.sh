@@ -17,7 +17,7 @@ packages=(
   python3 python3-h5py python3-pandas python3-numpy  # the archive reader in share/python
   python3-yaml python3-matplotlib                  # kforge plot, kforge report --html (share/python/kforge_plot.py)
   clang libclang-rt-14-dev llvm-14                 # fuzz targets: clang 14, libFuzzer + ASan/UBSan runtimes, symbolizer
-  man-db lua5.4                                    # the install test: man -l on the man pages, luac on the modulefile
+  man-db lmod                                      # the install test: man -l on the man pages, Lmod loads the modulefile
   clang-format-14 clang-tidy-14 shellcheck         # tools/check-habits.sh (CI's habits step)
   python3-venv                                     # its ruff (not packaged by Debian 12), pinned, in build/habits-venv
   patchelf xz-utils                                # tools/gpu-bundle.sh: RPATH $ORIGIN/../lib, the packed OpenBLAS runtime
