@@ -17,7 +17,9 @@ packages=(
   python3 python3-h5py python3-pandas python3-numpy  # the archive reader in share/python
   python3-yaml python3-matplotlib                  # kforge plot, kforge report --html (share/python/kforge_plot.py)
   clang libclang-rt-14-dev llvm-14                 # fuzz targets: clang 14, libFuzzer + ASan/UBSan runtimes, symbolizer
-  man-db lua5.4                                    # the install test: man -l on the man pages, luac on the modulefile
+  man-db lmod                                      # the install test: man -l on the man pages, Lmod loads the modulefile
+  clang-format-14 clang-tidy-14 shellcheck         # tools/check-habits.sh (CI's habits step)
+  python3-venv                                     # its ruff (not packaged by Debian 12), pinned, in build/habits-venv
   patchelf xz-utils                                # tools/gpu-bundle.sh: RPATH $ORIGIN/../lib, the packed OpenBLAS runtime
 )
 
@@ -33,10 +35,10 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# shellcheck disable=SC2086  # KFORGE_CMAKE_ARGS is a list of arguments
 # The CUDA toolkit (NVRTC) is optional: with it the cuda backend's compile stage is built and tested (no GPU needed).
 cuda_args=()
 [[ -x /usr/local/cuda/bin/nvcc ]] && cuda_args=(-DCUDAToolkit_ROOT=/usr/local/cuda)
+# shellcheck disable=SC2086  # KFORGE_CMAKE_ARGS is a list of arguments: split on purpose
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cuda_args[@]}" ${KFORGE_CMAKE_ARGS:-} > build-configure.log || {
   cat build-configure.log; exit 1; }
 # Only what a campaign needs (the demo, the daemon): tests/run-all.sh builds the rest (tests, benchmarks, man pages)

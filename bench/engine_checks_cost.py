@@ -4,9 +4,10 @@
 Runs engine example campaigns with kforge from --build and reads, per evaluated engine, what the harness spent
 keeping it honest (docs/engines.md's figures envelope_ms: the serving envelope in verify(); run_checks_ms: the
 checks against the double reference after every run; fresh_engine_ms: a fresh engine for every run), then prints
-their share of the campaign's rank time (wall time x ranks that evaluate). With --baseline-build (a build of an earlier kforge), the same campaigns also run there, interleaved with
-this build's, and the wall-time ratio is printed: the whole added cost, measured the other way. Uses the Debian
-python3 (h5py, pandas) and share/python/kforge_archive.py; no PyPI.
+their share of the campaign's rank time (wall time x ranks that evaluate). With --baseline-build (a build of an
+earlier kforge), the same campaigns also run there, interleaved with this build's, and the wall-time ratio is
+printed: the whole added cost, measured the other way. Uses the Debian python3 (h5py, pandas) and
+share/python/kforge_archive.py; no PyPI.
 """
 import argparse
 import json

@@ -63,7 +63,7 @@ def main():
     for r in rows:
         r["ratio_vs_recurrence"] = base_ms / r["kda_ms"]
         r["tokens_equal_recurrence"] = r.pop("outputs") == base_outputs
-    context = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    context = {"date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
                "host": platform.node(), "cores": os.cpu_count()}
     if args.json:
         print(json.dumps({"schema_version": 1, "benchmark": "engine_kda_prefill", "context": context,

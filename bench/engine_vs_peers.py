@@ -146,6 +146,7 @@ def run_peer(name, make_engine, trace, reference, ref_logits, concurrencies, run
 
 def torch_peer(args, trace, tensors, cfg, reference, ref_logits, concurrencies):
     import torch
+
     from peers.llama_torch import TorchLlama
     torch.set_num_threads(args.threads)
     max_ctx = max(len(r["prompt"]) + r["output_tokens"] for r in trace["requests"])
@@ -157,6 +158,7 @@ def llama_cpp_peers(args, work, trace, tensors, cfg, reference, ref_logits, conc
     """llama.cpp twice: with its default fp16 KV cache (what its users run) and with an fp32 one (kforge's
     precision); the weights are F32 in both."""
     import numpy as np
+
     from peers.llama_gguf import LlamaCpp, write_gguf
     max_ctx = max(len(r["prompt"]) + r["output_tokens"] for r in trace["requests"])
     path = os.path.join(work, "model-f32.gguf")

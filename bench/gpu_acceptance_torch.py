@@ -10,6 +10,7 @@ CUDA-event samples; SM clock reported. Prints JSON; exit 3 with the reason on st
 KFORGE_FLA_ON_CPU=1 (bench/fla_kda_on_cpu.sh, kda-outputs only): FLA's Triton kernels on CPU tensors under Triton's
 interpreter, with bench/triton_interpreter_patches.py, to rehearse the step without a GPU.
 """
+import functools
 import glob
 import json
 import os
@@ -107,7 +108,8 @@ def kda_outputs(cases_dir, wheel_dir):
         o, state = chunk_kda(q, k, v, g, beta, scale=128 ** -0.5, output_final_state=True, cu_seqlens=cu_seqlens)
         o = o.to(torch.bfloat16).view(torch.int16).contiguous().cpu().numpy().astype("<i2") if bf16 else \
             o.float().contiguous().cpu().numpy().astype("<f4")
-        for out, spec in zip((o, state.float().contiguous().cpu().numpy().astype("<f4")), case["outputs"]):
+        outputs = (o, state.float().contiguous().cpu().numpy().astype("<f4"))
+        for out, spec in zip(outputs, case["outputs"], strict=True):
             out.tofile(os.path.join(cases_dir, spec["file"]))
     return {"cases": len(listing["cases"]), "family": listing["family"]}
 
@@ -127,7 +129,7 @@ def kda(reports_path, wheel_dir):
         k = torch.nn.functional.normalize(k.float(), dim=-1).to(torch.bfloat16)
         g = -torch.rand(*shape, h, d, device="cuda", dtype=torch.float32) * 0.1
         beta = torch.rand(*shape, h, device="cuda", dtype=torch.bfloat16)
-        run = lambda: chunk_kda(q, k, v, g, beta, cu_seqlens=cu_seqlens)  # noqa: E731
+        run = functools.partial(chunk_kda, q, k, v, g, beta, cu_seqlens=cu_seqlens)
         fla = timed_ms(torch, run)
         out = run()[0]
         ms = kforge_best_ms(entry["report"])

@@ -36,11 +36,13 @@ cp -a "$BUNDLE" "$ROOT/opt/kforge"
 tools/small-campaign.sh share/examples/gemm-host.yaml "$ROOT/opt/gemm-host-small.yaml" 1 4
 
 echo "drill: packages a GPU machine lacks must be absent from the root"
+# shellcheck disable=SC2016  # ${Package} is dpkg-query's format, not the shell's
 if chroot "$ROOT" dpkg-query -W -f '${Package}\n' | grep -E '^(libhdf5|libopenmpi|openmpi|libyaml-cpp|libboost|libslurm|libopenblas|libpmix)'; then
   echo "drill: the root is not bare" >&2
   exit 1
 fi
 
+# shellcheck disable=SC2016  # the script runs inside the root: its variables are its own
 chroot "$ROOT" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/root /bin/bash -euo pipefail -c '
 . /opt/kforge/env.sh
 echo "drill: every ELF of the bundle resolves inside the bundle or the base system"

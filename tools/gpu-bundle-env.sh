@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Source this file (". BUNDLE/env.sh") to use a kforge GPU bundle (tools/gpu-bundle.sh, commit @BUNDLE_COMMIT@).
 # Puts the bundle's kforge, kforge-eval and mpirun first on PATH, points OpenMPI and PMIx at the plugins and
 # help texts inside the bundle, and unpacks OpenBLAS, its Fortran runtime and the gpu test binaries on first use

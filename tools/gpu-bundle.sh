@@ -82,6 +82,7 @@ done
 [[ $missing == 0 ]] || exit 2
 
 for elf in $(elves); do
+  # shellcheck disable=SC2016  # the literal RUNPATH $ORIGIN, for patchelf
   case $elf in
     "$OUT"/lib/openmpi/* | "$OUT"/lib/pmix/*) rpath='$ORIGIN/..' ;;
     *) rpath='$ORIGIN/../lib' ;;

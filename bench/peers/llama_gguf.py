@@ -112,7 +112,7 @@ class LlamaCpp:
             setattr(cparams, key, value)
         self.ctx = _api(lib, "llama_init_from_model", "llama_new_context_with_model")(self.model, cparams)
         if not self.ctx:
-            raise RuntimeError("llama.cpp could not create a context (n_ctx %d)" % cparams.n_ctx)
+            raise RuntimeError(f"llama.cpp could not create a context (n_ctx {cparams.n_ctx})")
         self.batch = lib.llama_batch_init(cparams.n_batch, 0, 1)
         if hasattr(lib, "llama_get_memory"):
             mem = lib.llama_get_memory(self.ctx)

@@ -32,7 +32,7 @@ class TorchLlama:
     def step(self, seqs, tokens):
         """seqs: (slot, start_position, token_count); returns one logits row (vocab,) per sequence."""
         cfg, t = self.cfg, self.t
-        H, hd, nh, nkv = cfg["hidden"], cfg["head_dim"], cfg["heads"], cfg["kv_heads"]
+        hd, nh, nkv = cfg["head_dim"], cfg["heads"], cfg["kv_heads"]
         ids = torch.as_tensor(tokens, dtype=torch.long)
         positions = torch.cat([torch.arange(s, s + n) for _, s, n in seqs])
         cos, sin = self.cos[positions].unsqueeze(1), self.sin[positions].unsqueeze(1)

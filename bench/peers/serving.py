@@ -110,5 +110,5 @@ def serve(requests, concurrency, policy, step, argmax_fn=argmax):
 def token_agreement(got, want):
     """Fraction of the reference's output tokens matched position by position, and whether all match."""
     total = sum(len(w) for w in want)
-    same = sum(sum(1 for a, b in zip(g, w) if a == b) for g, w in zip(got, want))
+    same = sum(sum(1 for a, b in zip(g, w, strict=False) if a == b) for g, w in zip(got, want, strict=False))
     return {"identical": got == want, "matched": same, "total": total}

@@ -33,8 +33,9 @@ DIRECT_EDGE_BODY = """  for (int r = 0; r < mr; ++r)
       c[r * ldc + j] = overwrite ? sum : c[r * ldc + j] + sum;
     }
 """
-DIRECT_EDGE_RKJ = """  // kforge-agent: edge_rkj -- r-k-j order: the inner j loop is unit-stride in B and C and vectorises
-  for (int r = 0; r < mr; ++r) {
+DIRECT_EDGE_RKJ = ("  // kforge-agent: edge_rkj -- r-k-j order: "
+                   "the inner j loop is unit-stride in B and C and vectorises\n"
+                   """  for (int r = 0; r < mr; ++r) {
     float row[NR];
     for (int j = 0; j < nr; ++j) row[j] = 0.0f;
     for (int k = 0; k < kc; ++k) {
@@ -44,7 +45,7 @@ DIRECT_EDGE_RKJ = """  // kforge-agent: edge_rkj -- r-k-j order: the inner j loo
     }
     for (int j = 0; j < nr; ++j) c[r * ldc + j] = overwrite ? row[j] : c[r * ldc + j] + row[j];
   }
-"""
+""")
 DIRECT_MACRO_SIGNATURE = ("void macro_kernel(int mc, int nc, int kc, const float* a, index_t lda, const float* b, "
                           "index_t ldb, float* c,\n                  index_t ldc, bool overwrite) {\n")
 DIRECT_MACRO_RESTRICT = ("void macro_kernel(int mc, int nc, int kc, const float* __restrict a, index_t lda,\n"

@@ -130,6 +130,10 @@ def unroll_loops(ptx):
     return "\n".join(out), count
 
 
+def _indent(line):
+    return line[: len(line) - len(line.lstrip())]
+
+
 def predicate_branches(ptx):
     """@p bra L; a; b; L:  ->  @!p a; @!p b; L:  (the label stays: other branches may target it)"""
     lines = ptx.split("\n")
@@ -152,7 +156,7 @@ def predicate_branches(ptx):
             i += 1
             continue
         guard = f"@{'' if branch.group(1) else '!'}{pred} "
-        out += [re.sub(r"^(\s*)", lambda m: m.group(1) + guard, line) if line.strip() else line for line in body]
+        out += [_indent(line) + guard + line.lstrip() if line.strip() else line for line in body]
         count += 1
         i = end
     return "\n".join(out), count

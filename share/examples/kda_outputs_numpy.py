@@ -58,7 +58,7 @@ def main():
     if cases["family"] not in ("kda", "kda_bf16"):
         sys.exit(f"kda_outputs_numpy.py: {root}/cases.json is of family {cases['family']}, not kda or kda_bf16")
     for case in cases["cases"]:
-        for out, spec in zip(kda_case(case, root, cases["family"] == "kda_bf16"), case["outputs"]):
+        for out, spec in zip(kda_case(case, root, cases["family"] == "kda_bf16"), case["outputs"], strict=True):
             out.tofile(os.path.join(root, spec["file"]))
     print(f"kda_outputs_numpy.py: outputs of {len(cases['cases'])} cases written in {root}")
 

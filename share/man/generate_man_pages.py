@@ -67,7 +67,8 @@ def exit_status(doc_path):
 def see_also(self_name, docs):
     refs = [r for r in SEE_ALSO if not r.startswith(self_name + "(")]
     out = [".SH SEE ALSO"]
-    out += [f".BR {r.split('(')[0]} ({r.split('(')[1]}" + ("," if i < len(refs) - 1 else "") for i, r in enumerate(refs)]
+    out += [f".BR {r.split('(')[0]} ({r.split('(')[1]}" + ("," if i < len(refs) - 1 else "")
+            for i, r in enumerate(refs)]
     return out + [".PP", DOCS_NOTE.format(docs=docs)]
 
 

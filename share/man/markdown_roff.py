@@ -58,7 +58,7 @@ def _table(rows):
     for row in rows[2:]:
         cells = _cells(row)
         out += [".TP", inline(cells[0]) if cells else ""]
-        rest = [f"\\fI{escape(h)}\\fR: {inline(c)}" for h, c in zip(header[1:], cells[1:])]
+        rest = [f"\\fI{escape(h)}\\fR: {inline(c)}" for h, c in zip(header[1:], cells[1:], strict=False)]
         out += rest[:1]
         for line in rest[1:]:
             out += [".br", line]

@@ -18,7 +18,6 @@ import os
 import sys
 
 import h5py
-import numpy as np
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -132,7 +131,7 @@ def load_records(path, with_text=False, with_samples=False):
         if with_samples:
             samples = group["samples"][()]
             frame["samples_ms"] = [samples[o:o + n].tolist()
-                                   for o, n in zip(frame["sample_offset"], frame["sample_length"])]
+                                   for o, n in zip(frame["sample_offset"], frame["sample_length"], strict=True)]
 
     return _load(path, "records", add_columns)
 
@@ -152,7 +151,7 @@ def engine_metrics(path):
     if metrics.empty:
         return pd.DataFrame()
     wide = metrics.pivot_table(index=["generation_file", "record"], columns="name", values="value", aggfunc="first")
-    units = dict(zip(metrics["name"], metrics["unit"]))
+    units = dict(zip(metrics["name"], metrics["unit"], strict=True))
     records = load_records(path)
     records["record"] = records.groupby("generation_file").cumcount()
     keep = ["generation_file", "record", "candidate_id", "generation", "target", "status", "time_median_ms", "params"]
@@ -198,7 +197,7 @@ def load_lessons(path, table="parameters", latest=True):
     "summary" (the sentences agents read: one row per sentence, column "text").
     latest=True keeps only the newest generation file's rows: everything learnt so far."""
     if table not in ("parameters", "operators", "failures", "summary"):
-        raise ValueError("table must be parameters, operators, failures or summary, not %r" % (table,))
+        raise ValueError(f"table must be parameters, operators, failures or summary, not {table!r}")
     if table == "summary":
         frame = _load_strings(path, "lessons/summary", "text")
         return _latest(frame) if latest else frame

@@ -71,7 +71,7 @@ def lineage_data(folder, report):
     rows += [(a["id"], a["op"], a["generation"], a["time_ms"]) for a in best.get("lineage", [])]
     frame = pd.DataFrame(rows, columns=["id", "op", "generation", "time_ms"])
     candidates = ka.load_candidates(folder)
-    parents = {} if candidates.empty else dict(zip(candidates["id"], candidates["parents"]))
+    parents = {} if candidates.empty else dict(zip(candidates["id"], candidates["parents"], strict=True))
     frame["parents"] = [parents.get(i, "") for i in frame["id"]]
     return frame
 
@@ -101,7 +101,7 @@ def draw_status(ax, data):
 
 def draw_effects(ax, data):
     shown = data.dropna(subset=["relative"]).reset_index(drop=True)
-    labels = [f"{p}={v} (n={n})" for p, v, n in zip(shown.parameter, shown.value, shown.ok)]
+    labels = [f"{p}={v} (n={n})" for p, v, n in zip(shown.parameter, shown.value, shown.ok, strict=True)]
     low = (shown.relative - shown.ci_low).fillna(0).clip(lower=0)
     high = (shown.ci_high - shown.relative).fillna(0).clip(lower=0)
     ax.errorbar(shown.relative, range(len(shown)), xerr=[low, high], fmt="o", markersize=3)

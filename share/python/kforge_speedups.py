@@ -285,7 +285,7 @@ def parameter_effects(path):
     ok = (records.status == "ok") & np.isfinite(records.time_median_ms)
     target_median = {t: _median(list(g.time_median_ms)) for t, g in records[ok].groupby("target")}
     values = {}
-    for r, good in zip(records.itertuples(), ok):
+    for r, good in zip(records.itertuples(), ok, strict=True):
         try:
             params = _genome_texts(r.params)
         except (ValueError, IndexError):
@@ -296,7 +296,8 @@ def parameter_effects(path):
             if good and target_median.get(r.target, 0) > 0:
                 entry[1].append(r.time_median_ms / target_median[r.target])
     rows = []
-    for (name, text), (evaluated, relative) in sorted(values.items(), key=lambda kv: (kv[0][0].encode(), kv[0][1].encode())):
+    by_name = sorted(values.items(), key=lambda kv: (kv[0][0].encode(), kv[0][1].encode()))
+    for (name, text), (evaluated, relative) in by_name:
         rows.append((name, text, evaluated, len(relative)) + bootstrap_interval(relative))
     return pd.DataFrame(rows, columns=columns)
 

@@ -63,17 +63,17 @@ def content_digest(f):
     """Hex SHA-256 of an open file's binding attributes and every dataset's values (see h5_digest.cpp)."""
     h = hashlib.sha256(b"kforge-content-v2\n")
     for name in _binding_attributes(_attr_text(f, "kind")):
-        h.update(f"{name}={_attr_text(f, name)}\n".encode("utf-8"))
+        h.update(f"{name}={_attr_text(f, name)}\n".encode())
     names = []
     f.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
     for name in sorted(names, key=lambda n: n.encode("utf-8")):
         ds = f[name]
         rows = int(ds.size)
-        h.update(f"dataset={name}\nrows={rows}\n".encode("utf-8"))
+        h.update(f"dataset={name}\nrows={rows}\n".encode())
         data = ds[...].reshape(-1) if rows else np.zeros(0, dtype=ds.dtype)
         if ds.dtype.names:
             for member in ds.dtype.names:
-                h.update(f"member={member}\n".encode("utf-8"))
+                h.update(f"member={member}\n".encode())
                 _hash_column(h, data[member], ds.dtype[member])
         else:
             _hash_column(h, data, ds.dtype)

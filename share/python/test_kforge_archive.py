@@ -51,6 +51,7 @@ def check_file_without_timing_noisy(campaign):
     """A file written before the member existed: the column is there, all False."""
     import shutil
     import tempfile
+
     import numpy.lib.recfunctions as rfn
     with tempfile.TemporaryDirectory() as tmp:
         old = os.path.join(tmp, "gen-0000.h5")

@@ -18,14 +18,16 @@ import sys
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "share", "python"))
-import kforge_archive as ka  # noqa: E402
 import yaml  # noqa: E402
+
+import kforge_archive as ka  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
 def same(a, b, what):
-    """Equal numbers; the report JSON writes 9 significant digits (relative error up to 5e-9), so compare at that precision."""
+    """Equal numbers; the report JSON writes 9 significant digits (relative error up to 5e-9), so compare at that
+    precision."""
     if a is None or b is None or (isinstance(b, float) and math.isnan(b)):
         assert (a is None or (isinstance(a, float) and math.isnan(a))) and \
             (b is None or (isinstance(b, float) and math.isnan(b))), f"{what}: {a!r} vs {b!r}"
@@ -36,18 +38,22 @@ def same(a, b, what):
 def check_numbers_agree(folder, report, text, summary):
     per_gen = ka.best_per_generation(folder)
     assert len(per_gen) == len(report["per_generation"]) == 2, per_gen
-    for row, g in zip(per_gen.itertuples(), report["per_generation"]):
+    for row, g in zip(per_gen.itertuples(), report["per_generation"], strict=True):
         for field in ("best_time_ms", "best_speedup", "best_so_far_time_ms", "best_so_far_speedup"):
             same(g[field], getattr(row, field), f"generation {row.generation} {field}")
         assert g["best_id"] == row.best_id and g["best_so_far_id"] == row.best_so_far_id
         # the console line printed while the campaign ran, and the report's table row
-        console = re.search(rf"^generation {row.generation} \(.*best so far ([0-9.]+) ms \(([0-9.]+)x vs reference\) "
+        console = re.search(rf"^generation {row.generation} \(.*best so far ([0-9.]+) ms "
+                            rf"\(([0-9.]+)x vs reference\) "
                             rf"g\d+ {row.best_so_far_id[:8]}  generation best ([0-9.]+) ms \(([0-9.]+)x", text, re.M)
         assert console, f"no console line for generation {row.generation}"
-        assert console.group(1) == f"{row.best_so_far_time_ms:.4g}" and console.group(2) == f"{row.best_so_far_speedup:.2f}"
+        assert console.group(1) == f"{row.best_so_far_time_ms:.4g}"
+        assert console.group(2) == f"{row.best_so_far_speedup:.2f}"
         assert console.group(3) == f"{row.best_time_ms:.4g}" and console.group(4) == f"{row.best_speedup:.2f}"
-        table = re.search(rf"^{row.generation} +\d+ +\d+ +\d+ +([0-9.]+) +([0-9.]+)x +([0-9.]+) +([0-9.]+)x", text, re.M)
-        assert table and table.group(1) == f"{row.best_time_ms:.4f}" and table.group(4) == f"{row.best_so_far_speedup:.2f}"
+        table = re.search(rf"^{row.generation} +\d+ +\d+ +\d+ +([0-9.]+) +([0-9.]+)x +([0-9.]+) +([0-9.]+)x", text,
+                          re.M)
+        assert table, f"no report row for generation {row.generation}"
+        assert table.group(1) == f"{row.best_time_ms:.4f}" and table.group(4) == f"{row.best_so_far_speedup:.2f}"
     speedups = ka.load_speedups(folder)
     best = report["best"]
     mine = speedups[(speedups.candidate_id == best["id"]) & (speedups.target == best["target"])]
@@ -59,7 +65,7 @@ def check_numbers_agree(folder, report, text, summary):
     same(best["speedup_vs_reference"], mine[mine.baseline == "reference"].speedup.iloc[0], "speedup_vs_reference")
     baselines = ka.baseline_summary(folder)
     assert [b["name"] for b in report["baselines"]] == list(baselines.name)
-    for b, r in zip(report["baselines"], baselines.itertuples()):
+    for b, r in zip(report["baselines"], baselines.itertuples(), strict=True):
         for field in ("median_ms", "min_ms", "max_ms"):
             same(b[field], getattr(r, field), f"baseline {r.name} {field}")
         assert b["tasks"] == r.tasks
@@ -68,7 +74,7 @@ def check_numbers_agree(folder, report, text, summary):
     assert len(failures) == len(report["baseline_failures"]), (failures, report["baseline_failures"])
     effects = ka.parameter_effects(folder)
     assert len(effects) == len(report["parameter_effects"]) > 0
-    for e, r in zip(report["parameter_effects"], effects.itertuples()):
+    for e, r in zip(report["parameter_effects"], effects.itertuples(), strict=True):
         assert (e["parameter"], e["value"], e["evaluated"], e["ok"]) == (r.parameter, r.value, r.evaluated, r.ok)
         for field in ("relative", "ci_low", "ci_high"):
             same(e[field], getattr(r, field), f"effect {r.parameter}={r.value} {field}")
@@ -110,7 +116,7 @@ def check_pictures(folder, report, pictures, fmt):
     rows = read_csv(os.path.join(pictures, "best_so_far.csv"))
     assert len(rows) == len(records)
     best = math.inf
-    for row, rec in zip(rows, records.itertuples()):  # one island: the archive's order
+    for row, rec in zip(rows, records.itertuples(), strict=True):  # one island: the archive's order
         if rec.status == "ok":
             best = min(best, rec.time_median_ms)
         assert row["candidate_id"] == rec.candidate_id and float(row["best_so_far_ms"]) == best

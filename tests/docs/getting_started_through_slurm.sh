@@ -5,6 +5,8 @@
 set -euo pipefail
 SRC=$1
 cd "$SRC"
+# shellcheck source=tests/support/helpers.sh
+source tests/support/helpers.sh  # has_file_matching
 command=$(/usr/bin/python3 tests/docs/run_doc_block.py docs/getting-started.md "## Through Slurm")
 echo "running from $SRC:"
 echo "$command"
@@ -22,4 +24,4 @@ bad = df[df["status"] != "ok"]
 assert len(df) == 24 and bad.empty, (len(df), bad[["status", "evidence"]].head(3).to_dict("records"))
 print("documented Slurm campaign:", len(df), "records, all ok")
 PY
-ls "$out"/g0000/logs | grep -Eq '^array-[0-9]+-[0-9]+_[0-9]+\.out$' || { ls "$out"/g0000/logs; exit 1; }
+has_file_matching "$out"/g0000/logs 'array-[0-9]+-[0-9]+_[0-9]+\.out' || { ls "$out"/g0000/logs; exit 1; }

@@ -17,6 +17,7 @@
 #include "hostile_candidates.hpp"
 #include "kforge/jobs/archive.hpp"
 #include "kforge/jobs/manifest.hpp"
+#include "kforge/test_support/scratch_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace kforge;
@@ -28,16 +29,12 @@ const fs::path kEval = fs::path(KFORGE_BINARY_DIR) / "bin" / "kforge-eval";
 class EvalFaults : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("kforge-faults-" + std::to_string(::getpid()) + "-" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
     ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);  // CI containers run as root
     ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   }
   // KFORGE_KEEP_TEST_FILES=1 keeps the manifest, shard and eval.log of passing tests too.
   void TearDown() override {
-    if (!HasFailure() && !std::getenv("KFORGE_KEEP_TEST_FILES")) fs::remove_all(dir_);
+    if (HasFailure() || std::getenv("KFORGE_KEEP_TEST_FILES")) scratch_.keep();
   }
 
   static jobs::TaskManifest small_task() {
@@ -153,7 +150,8 @@ class EvalFaults : public ::testing::Test {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
 
-  fs::path dir_;
+  kforge::test_support::ScratchDir scratch_{"faults-" + kforge::test_support::current_test_name()};
+  const fs::path dir_ = scratch_.path();
   std::string log_;
 };
 

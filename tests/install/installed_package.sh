@@ -8,7 +8,8 @@
 #     installed binaries' --help (kforge(1), kforged(8), kforge-eval(1)) or every key of its schema document;
 #   - the bash completion offers exactly the commands and options of the binaries' --help;
 #   - the C++ consumer (find_package(kforge)) and the installed Python reader see the same archive;
-#   - the modulefile compiles (luac5.4 -p) and, run under tests/install/lmod_stub.lua, sets paths that exist;
+#   - Debian's Lmod loads the modulefile (docs/install.md's block): every path it sets exists, unload takes them
+#     away, and a moved copy follows its own path;
 #   - the systemd unit starts the installed kforged and points at the installed docs.
 #   usage: installed_package.sh SRC BUILD     (BUILD must be SRC/build: the docs say `cmake --install build`)
 set -euo pipefail
@@ -22,7 +23,8 @@ unset MANPATH PYTHONPATH CMAKE_PREFIX_PATH
 HERE=$SRC/tests/install
 P=$HOME/opt/kforge
 cd "$SRC"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/support/helpers.sh
+source tests/support/helpers.sh  # fail
 
 # 1. The shell blocks of docs/install.md, in order, in one shell (a reader's terminal: exports carry over).
 block() { /usr/bin/python3 tests/docs/run_doc_block.py docs/install.md "$@"; }
@@ -79,25 +81,31 @@ assert math.isclose(got, best, rel_tol=1e-6), (got, best)
 print(f"ok: the C++ consumer and the Python reader agree: {len(records)} records, best {best} ms")
 PY
 
-# 5. The modulefile: Lua syntax, then its environment under a stub of Lmod's functions.
-luac5.4 -p "$P/share/modulefiles/kforge/0.1.0.lua"
-lua5.4 "$HERE/lmod_stub.lua" "$P/share/modulefiles/kforge/0.1.0.lua" > "$WORK/module.txt"
-expect() { grep -qxF "$1" "$WORK/module.txt" || { cat "$WORK/module.txt"; fail "modulefile: no '$1'"; }; }
-expect "prepend_path PATH $P/bin"
-expect "prepend_path MANPATH $P/share/man"
-expect "prepend_path PYTHONPATH $P/share/kforge/python"
-expect "prepend_path CMAKE_PREFIX_PATH $P"
-expect "setenv KFORGE_SHARE $P/share/kforge"
-while read -r verb _ value; do
-  [[ $verb != whatis && $verb != help ]] || continue
-  [[ -d $value ]] || fail "modulefile: $verb to $value, which does not exist"
-done < "$WORK/module.txt"
+# 5. The modulefile under Debian's Lmod: docs/install.md's block in a shell of its own (a reader's new terminal),
+# with the environment saved after its `module load kforge` line and at its end (after `module unload kforge`).
+lmod_block=$(block "## Lmod" | sed "/^module load kforge\$/a env > '$WORK/loaded.env'")
+grep -q "loaded.env" <<<"$lmod_block" || fail "docs/install.md's Lmod block has no 'module load kforge' line"
+env -i HOME="$HOME" PATH=/usr/local/bin:/usr/bin:/bin \
+  bash -c "set -eo pipefail; $lmod_block"$'\n'"env > '$WORK/unloaded.env'" > "$WORK/lmod.log" 2>&1 ||
+  { cat "$WORK/lmod.log"; fail "docs/install.md's Lmod block failed"; }
+grep -q '^kforge 0\.1\.' "$WORK/lmod.log" || fail "kforge --version after module load: $(cat "$WORK/lmod.log")"
+loaded() { sed -n "s/^$1=//p" "$WORK/loaded.env"; }
+[[ $(loaded PATH) == "$P/bin:"* ]] || fail "module load kforge: PATH=$(loaded PATH)"
+for entry in MANPATH=$P/share/man PYTHONPATH=$P/share/kforge/python CMAKE_PREFIX_PATH=$P XDG_DATA_DIRS=$P/share \
+             KFORGE_ROOT=$P KFORGE_SHARE=$P/share/kforge; do
+  name=${entry%%=*} value=${entry#*=}
+  [[ :$(loaded "$name"): == *":$value:"* ]] || fail "module load kforge: $name=$(loaded "$name"), wanted $value in it"
+  [[ -d $value ]] || fail "module load kforge: $name names $value, which does not exist"
+done
+# module unload took every path and variable of the prefix away (MODULEPATH keeps the `module use` folder).
+left=$(grep -F "$P" "$WORK/unloaded.env" | grep -vE '^(MODULEPATH|__LMOD_REF_COUNT_MODULEPATH)=' || true)
+[[ -z $left ]] || fail "module unload kforge left: $left"
 # Moved elsewhere, it follows its own path (no prefix written into it at install).
 mkdir -p "$WORK/moved/share/modulefiles/kforge"
 cp "$P/share/modulefiles/kforge/0.1.0.lua" "$WORK/moved/share/modulefiles/kforge/"
-# (to a file: grep -q closing the pipe early would make lua die of SIGPIPE, which pipefail reports)
-lua5.4 "$HERE/lmod_stub.lua" "$WORK/moved/share/modulefiles/kforge/0.1.0.lua" > "$WORK/moved.txt"
-grep -qxF "prepend_path PATH $WORK/moved/bin" "$WORK/moved.txt" || fail "moved modulefile: $(cat "$WORK/moved.txt")"
+moved_path=$(env -i HOME="$HOME" PATH=/usr/bin:/bin bash -c \
+  "source /etc/profile.d/lmod.sh; module use '$WORK/moved/share/modulefiles'; module load kforge; echo \"\$PATH\"")
+[[ $moved_path == "$WORK/moved/bin:"* ]] || fail "moved modulefile: PATH=$moved_path"
 
 # 6. The systemd unit names the installed kforged and docs.
 unit=$P/share/kforge/systemd/kforged.service

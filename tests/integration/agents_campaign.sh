@@ -6,6 +6,7 @@ BIN=$1 SRC=$2
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 printf '#!/bin/sh\necho "agent exploded" >&2\nexit 3\n' > "$WORK/crashing-agent.sh"
+# shellcheck disable=SC2016  # the agent script's own $1 and $2
 printf '#!/bin/sh\nwhile [ "$1" != --children ]; do shift; done\necho "{{{ not yaml" > "$2"\n' > "$WORK/garbage-agent.sh"
 chmod +x "$WORK"/*.sh
 { cat "$SRC/tests/integration/data/gemm-small.yaml"

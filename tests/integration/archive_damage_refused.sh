@@ -12,7 +12,8 @@ trap 'rm -rf "$WORK"' EXIT
 CONFIG="$SRC/tests/integration/data/gemm-small.yaml"
 PY=/usr/bin/python3
 export PYTHONDONTWRITEBYTECODE=1
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/support/helpers.sh
+source "$SRC/tests/support/helpers.sh"  # fail
 
 # Campaign A, whole: verify says so (exit 0), the Python reader reads it.
 "$BIN/kforge" run "$CONFIG" --out "$WORK/a" > "$WORK/a.log" 2>&1 || { cat "$WORK/a.log"; fail "campaign A"; }
@@ -48,7 +49,7 @@ expect_refused() {
   [[ $rc == 1 && $out == *"$file: "* ]] || fail "resume of $dir: exit $rc: $out"
   [[ $(cd "$dir" && sha256sum gen-*.h5) == "$before" ]] || fail "resume of $dir changed or added a generation file"
   $PY "$SRC/tests/integration/read_archive.py" "$dir" expect-error "$file"
-  echo "refused, naming $file: ${out##*$file: }"
+  echo "refused, naming $file: ${out##*"$file: "}"
 }
 
 # 1. gen-0001.h5 replaced by generation 0's file.

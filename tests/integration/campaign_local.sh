@@ -22,7 +22,7 @@ ls "$WORK/best"/*.cpp "$WORK/best"/*.yaml > /dev/null
 grep -Eq '^M=96 N=80 K=72: median [0-9.]+ ms over 5 calls, .* \(ok\)$' "$WORK/rerun.txt"
 # ... and would say so if it were wrong: the same driver on a kernel that leaves C at zero exits 3.
 cp -r "$WORK/best" "$WORK/broken"
-best_cpp=$(ls "$WORK/broken"/*.cpp | grep -v '/run.cpp$')
+for cpp in "$WORK/broken"/*.cpp; do [[ $cpp == */run.cpp ]] || best_cpp=$cpp; done
 printf 'extern "C" void kforge_gemm(int M, int N, int, const float*, int, const float*, int, float* C, int ldc) {\n  for (int i = 0; i < M; ++i) for (int j = 0; j < N; ++j) C[i * ldc + j] = 0.0f;\n}\n' > "$best_cpp"
 rc=0
 "$WORK/broken/run.sh" 2 > "$WORK/broken.txt" || rc=$?

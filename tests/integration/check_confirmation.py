@@ -55,7 +55,7 @@ def main():
     report = json.load(open(a.report))
     rows = report["confirmation"]["speedups"]
     assert len(rows) == len(table)
-    for j, (_, h) in zip(rows, table.iterrows()):
+    for j, (_, h) in zip(rows, table.iterrows(), strict=True):
         assert j["id"] == h.candidate_id and j["baseline"] == h.baseline and j["verdict"] == h.verdict, (j, h)
         for key in ("speedup", "ci_low", "ci_high", "candidate_ms", "baseline_ms"):
             assert close(j[key], float(h[key])), (key, j[key], h[key])

@@ -98,6 +98,7 @@ sed -e 's/^  seed: 1 .*$/  weights: wrong.safetensors/' -e '/^engine:$/,$d' "$WO
 grep -q '^  weights: wrong.safetensors$' "$WORK/wrong.yaml"
 for command in validate "run --out $WORK/wrong"; do
   set +e
+  # shellcheck disable=SC2086  # $command is a command and its options: split on purpose
   "$BIN/kforge" $command "$WORK/wrong.yaml" 2> "$WORK/wrong.err" > /dev/null
   code=$?
   set -e

@@ -6,6 +6,8 @@ BIN=$1 SRC=$2
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 CAMPAIGN="$SRC/tests/integration/data/gemm-resume.yaml"
+# shellcheck source=tests/support/helpers.sh
+source "$SRC/tests/support/helpers.sh"  # must_fail
 
 "$BIN/kforge" run "$CAMPAIGN" --out "$WORK/c" > "$WORK/first.log" 2>&1 &
 pid=$!
@@ -24,7 +26,7 @@ sleep 1  # let the task's processes see their parent die
 
 "$BIN/kforge" run "$CAMPAIGN" --out "$WORK/c" | tee "$WORK/second.log"
 grep -q '^generation 2 (3 of 3)' "$WORK/second.log"
-! grep -q '^generation 0 (1 of 3)' "$WORK/second.log"  # generation 0 was finished: not run again
+must_fail grep -q '^generation 0 (1 of 3)' "$WORK/second.log"  # generation 0 was finished: not run again
 "$BIN/kforge" report "$WORK/c" --json > "$WORK/report.json"
 /usr/bin/python3 - "$WORK/c" "$WORK/report.json" <<'PY'
 import json, os, sys

@@ -1,9 +1,6 @@
 // Distinct-valued test data: a field that is not written or read back shows up as a mismatch.
 #include "archive_samples.hpp"
 
-#include <unistd.h>
-
-#include <atomic>
 #include <limits>
 #include <stdexcept>
 
@@ -121,19 +118,6 @@ Shard sample_shard(int records) {
   for (int i = 0; i < records; ++i) s.records.push_back(sample_record(i));
   s.baselines = {sample_baseline(0), sample_baseline(5)};
   return s;
-}
-
-ScratchDir::ScratchDir(const std::string& tag) {
-  static std::atomic<int> counter{0};
-  path_ = std::filesystem::temp_directory_path() /
-          ("kforge-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-  std::filesystem::remove_all(path_);
-  std::filesystem::create_directories(path_);
-}
-
-ScratchDir::~ScratchDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
 }
 
 }  // namespace kforge::jobs::testing

@@ -1,9 +1,7 @@
 #pragma once
-// Test data for the archive: records with every field set to a distinct value, and a scratch folder.
-#include <filesystem>
-#include <string>
-
+// Test data for the archive: records with every field set to a distinct value.
 #include "kforge/jobs/archive.hpp"
+#include "kforge/test_support/scratch_dir.hpp"
 
 namespace kforge::jobs::testing {
 
@@ -16,17 +14,6 @@ Provenance sample_provenance();
 Generation sample_generation(int generation, int records);
 Shard sample_shard(int records);
 
-// A fresh folder under the system temp dir, removed with everything in it on destruction.
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& tag);
-  ~ScratchDir();
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using ScratchDir = test_support::ScratchDir;
 
 }  // namespace kforge::jobs::testing

@@ -1,39 +1,16 @@
 #pragma once
 // Shared by the host gemm backend tests: a scratch folder per test, small-problem settings, genomes.
-#include <unistd.h>
-
-#include <atomic>
 #include <filesystem>
 #include <string>
 
 #include "kforge/jobs/candidate.hpp"
 #include "kforge/jobs/manifest.hpp"
 #include "kforge/kernels/backend.hpp"
+#include "kforge/test_support/scratch_dir.hpp"
 
 namespace kforge::kernels::testing {
 
-// A fresh folder under the system temp dir, removed when the test ends.
-class ScratchDir {
- public:
-  ScratchDir() {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("kforge-kernels-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path sub(const std::string& name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
-};
+using ScratchDir = test_support::ScratchDir;
 
 // Small problem and a short timing policy so the whole suite stays fast.
 inline jobs::EvalSettings small_settings(int size = 48) {

@@ -10,21 +10,16 @@
 
 #include "cuda_backend.hpp"
 #include "kforge/jobs/candidate.hpp"
+#include "kforge/test_support/scratch_dir.hpp"
 
 namespace kforge::kernels::cuda::test {
 
 class CudaBackendTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::replace(name.begin(), name.end(), '/', '_');  // parameterised tests: "Suite/0"
-    root_ = std::filesystem::temp_directory_path() / ("kforge-cuda-test-" + std::to_string(getpid()) + "-" + name);
-    std::filesystem::remove_all(root_);
-    std::filesystem::create_directories(root_);
     settings_.compile_flags = "";
     settings_.compile_timeout_s = 120;
   }
-  void TearDown() override { std::filesystem::remove_all(root_); }
 
   std::unique_ptr<CudaBackend> backend(const std::string& family, std::int64_t max_spill_bytes = 0) {
     return std::make_unique<CudaBackend>(make_cuda_family(family),
@@ -55,7 +50,8 @@ class CudaBackendTest : public ::testing::Test {
     }
   }
 
-  std::filesystem::path root_;
+  test_support::ScratchDir dir_{"cuda-test-" + test_support::current_test_name()};
+  const std::filesystem::path root_ = dir_.path();
   jobs::EvalSettings settings_;
 };
 

@@ -1,11 +1,11 @@
 // evaluate_candidate before the sandbox: render and compile failures, compile-only runs, the record's fields.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 
 #include "cascade.hpp"
+#include "kforge/test_support/scratch_dir.hpp"
 #include "sandbox_limits.hpp"
 #include "timing_verdict.hpp"
 
@@ -17,15 +17,12 @@ namespace {
 class CascadeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    root_ = fs::temp_directory_path() / ("kforge-cascade-" + std::to_string(::getpid()) + "-" + info->name());
     manifest_.target = "host";
     manifest_.family = "gemm";
     manifest_.backend = "host";
     manifest_.settings.compile_flags = "-O0";
     manifest_.settings.problem = {{"M", 16}, {"N", 16}, {"K", 16}};
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   jobs::Candidate candidate(const std::string& source) {
     jobs::Candidate c;
@@ -42,7 +39,8 @@ class CascadeTest : public ::testing::Test {
 
   std::unique_ptr<kernels::Backend> backend_ = kernels::make_backend("host", "gemm");
   jobs::TaskManifest manifest_;
-  fs::path root_;
+  test_support::ScratchDir dir_{"cascade-" + test_support::current_test_name()};
+  const fs::path root_ = dir_.path();
 };
 
 }  // namespace

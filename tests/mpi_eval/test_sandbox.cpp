@@ -18,6 +18,7 @@
 
 #include "kforge/mpi_eval/child_payload.hpp"
 #include "kforge/mpi_eval/sandbox.hpp"
+#include "kforge/test_support/scratch_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace kforge::mpi_eval;
@@ -26,18 +27,12 @@ namespace {
 
 class SandboxTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    scratch_ = fs::temp_directory_path() / ("kforge-sandbox-" + std::to_string(::getpid()) + "-" + info->name());
-    fs::create_directories(scratch_);
-  }
-  void TearDown() override { fs::remove_all(scratch_); }
-
   ChildOutcome run(const std::function<std::string()>& body) { return run_sandboxed(limits_, scratch_, body); }
 
   Limits limits_{
       .wall_s = 10.0, .cpu_s = 10.0, .memory_bytes = 256LL << 20, .file_bytes = 1LL << 20, .forbid_processes = true};
-  fs::path scratch_;
+  kforge::test_support::ScratchDir dir_{"sandbox-" + kforge::test_support::current_test_name()};
+  const fs::path scratch_ = dir_.path();
 };
 
 [[noreturn]] void spin_forever() {

@@ -21,6 +21,7 @@
 #include "cascade.hpp"
 #include "kforge/kernels/backend.hpp"
 #include "kforge/mpi_eval/sandbox.hpp"
+#include "kforge/test_support/scratch_dir.hpp"
 #include "timing_lock.hpp"
 
 namespace fs = std::filesystem;
@@ -31,15 +32,6 @@ namespace {
 
 class TimingLockTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    root_ = fs::temp_directory_path() / ("kforge-timing-lock-" + std::to_string(::getpid()) + "-" + info->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-    lock_path_ = root_ / "timing.lock";
-  }
-  void TearDown() override { fs::remove_all(root_); }
-
   // True when another open file description holds lock_path_ (a non-blocking try fails).
   bool held_elsewhere() const {
     const int fd = ::open(lock_path_.c_str(), O_RDONLY | O_CLOEXEC);
@@ -49,8 +41,9 @@ class TimingLockTest : public ::testing::Test {
     return held;
   }
 
-  fs::path root_;
-  fs::path lock_path_;
+  test_support::ScratchDir dir_{"timing-lock-" + test_support::current_test_name()};
+  const fs::path root_ = dir_.path();
+  const fs::path lock_path_ = root_ / "timing.lock";
 };
 
 void append_line(int fd, const std::string& line) {

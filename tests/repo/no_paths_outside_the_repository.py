@@ -64,14 +64,14 @@ def violations(root):
         for number, line in enumerate(text.splitlines(), 1):
             if MARKER in line:
                 continue
-            where = "%s:%d: " % (rel, number)
+            where = f"{rel}:{number}: "
             for pattern in (SIBLING, MACHINE):
                 for m in pattern.finditer(line):
                     found.append(where + "points outside the repository: " + m.group(0))
             for m in RELATIVE.finditer(line):
                 target = os.path.normpath(os.path.join(folder, m.group(1)))
                 if os.path.commonpath([root, target]) != root:
-                    found.append(where + "%s (relative to the file) leaves the repository" % m.group(1))
+                    found.append(f"{where}{m.group(1)} (relative to the file) leaves the repository")
     return found
 
 
@@ -96,7 +96,8 @@ def self_check():
         hits = violations(tmp)
         flagged = {h.split(":", 1)[0] for h in hits}
         if flagged != set(bad):
-            sys.exit("self-check failed: expected violations in %s, got:\n%s" % (sorted(bad), "\n".join(hits)))
+            hits_text = "\n".join(hits)
+            sys.exit(f"self-check failed: expected violations in {sorted(bad)}, got:\n{hits_text}")
 
 
 def main():
@@ -107,7 +108,7 @@ def main():
     for line in found:
         print(line)
     if found:
-        print("%d reference(s) outside the repository: a clone must need nothing beside it" % len(found))
+        print(f"{len(found)} reference(s) outside the repository: a clone must need nothing beside it")
         return 1
     print("ok: no tracked file references a path outside the repository")
     return 0

@@ -9,6 +9,8 @@ BIN=$1 SRC=$2
 
 # shellcheck source=../slurm/slurm_test_user.sh
 source "$(dirname "$0")/slurm_test_user.sh" sbatch
+# shellcheck source=tests/support/helpers.sh
+source "$SRC/tests/support/helpers.sh"  # has_file_matching
 HOME_DIR=$WORK/home
 mkdir "$HOME_DIR" && chown "$USER_NAME" "$HOME_DIR"
 # The user runs copies of the binaries: the build tree may sit in a folder other users cannot enter.
@@ -43,7 +45,7 @@ wait_job() {
   done
   local info
   info=$(scontrol show job "$1")
-  grep -q 'JobState=COMPLETED' <<<"$info" && grep -q 'ExitCode=0:0' <<<"$info" || {
+  { grep -q 'JobState=COMPLETED' <<<"$info" && grep -q 'ExitCode=0:0' <<<"$info"; } || {
     echo "$info"; squeue; cat "$2" 2>/dev/null; exit 1; }
   grep -q "UserId=$USER_NAME(" <<<"$info" || { echo "job $1 did not run as $USER_NAME"; exit 1; }
 }
@@ -66,7 +68,7 @@ for _, x in r[r.status != "ok"].iterrows(): print(x.candidate_id, x.status, x.ra
 grep -q 'Partition=hopper' <(scontrol show job "$job")
 grep -q '^kforge: submitted kf:one-island:g0:hopper as Slurm array [0-9]' "$HOME_DIR/campaign-$job.log"
 # The arrays were submitted from inside the job, by the same user.
-ls "$HOME_DIR/runs/small/g0000/logs/" | grep -Eq '^array-0-[0-9]+_0\.out$'
+has_file_matching "$HOME_DIR/runs/small/g0000/logs" 'array-0-[0-9]+_0\.out'
 [[ $(stat -c %U "$HOME_DIR/runs/small/gen-0000.h5") == "$USER_NAME" ]]
 
 echo "== Q: share/slurm/kforged-head.sbatch drives a submitted campaign to its end"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the Slurm tests that act as an unprivileged user (run under slurm/scripts/with-cluster.sh, as
 # root): creates user kf-<PREFIX>-<pid> and a world-readable $WORK, lets the user read this test cluster's
 # slurm.conf, and on exit cancels the user's jobs and removes user and $WORK.

@@ -1,11 +1,8 @@
 #include "test_cluster.hpp"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
 namespace kforge::slurm::testing {
@@ -74,24 +71,6 @@ bool wait_until_running(SlurmClient& client, JobId job, std::uint32_t task, int 
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   return false;
-}
-
-ScratchDir::ScratchDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "kforge-slurm-test-XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp(" + pattern + ") failed");
-  path_ = pattern;
-}
-
-ScratchDir::~ScratchDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
-
-std::string ScratchDir::read(const std::string& name) const {
-  std::ifstream in(path_ / name);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace kforge::slurm::testing

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kforge/slurm/slurm_client.hpp"
+#include "kforge/test_support/scratch_dir.hpp"
 
 namespace kforge::slurm::testing {
 
@@ -30,17 +31,6 @@ ArrayOutcome wait_for_array(SlurmClient& client, JobId job, std::size_t expected
 bool wait_until_running(SlurmClient& client, JobId job, std::uint32_t task, int timeout_s = 60);
 
 // A fresh directory for a job's files, removed with the object.
-class ScratchDir {
- public:
-  ScratchDir();
-  ~ScratchDir();
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
-  [[nodiscard]] std::string read(const std::string& name) const;  // whole file, "" if missing
-
- private:
-  std::filesystem::path path_;
-};
+using ScratchDir = test_support::ScratchDir;
 
 }  // namespace kforge::slurm::testing

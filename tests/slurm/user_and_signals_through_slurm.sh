@@ -14,6 +14,8 @@ BIN=$1 SRC=$2
 
 # shellcheck source=../slurm/slurm_test_user.sh
 source "$(dirname "$0")/slurm_test_user.sh" slurm
+# shellcheck source=tests/support/helpers.sh
+source "$SRC/tests/support/helpers.sh"  # has_file_matching
 mkdir "$WORK/home" && chown "$USER_NAME" "$WORK/home"
 # The user runs copies of the binaries: the build tree may sit in a folder other users cannot enter.
 mkdir "$WORK/bin" && cp "$BIN/kforge" "$BIN/kforge-eval" "$WORK/bin/" && chmod 755 "$WORK/bin"/*
@@ -59,7 +61,7 @@ echo "== H: relative --out from the user's directory; every record ok and owned 
 cat "$WORK/h.log"
 grep -q "in $WORK/home/runs/h " "$WORK/h.log"
 grep -q "^#SBATCH --output=$WORK/home/runs/h/g0000/logs/array-0-%A_%a.out" "$WORK/home/runs/h/g0000/slurm/array-0.sbatch"
-ls "$WORK/home/runs/h/g0000/logs/" | grep -Eq '^array-0-[0-9]+_0\.out$'
+has_file_matching "$WORK/home/runs/h/g0000/logs" 'array-0-[0-9]+_0\.out'
 [[ $(stat -c %U "$WORK/home/runs/h/gen-0000.h5") == "$USER_NAME" ]]
 /usr/bin/python3 - "$WORK/home/runs/h" "$SRC" <<'PY'
 import sys; sys.path.insert(0, sys.argv[2] + "/share/python")
@@ -108,7 +110,7 @@ set +e
 (cd "$WORK/home" && as_user "$WORK/bin/kforge" run small.yaml --site site.yaml --out runs/k) 2> "$WORK/k-refused.log"
 code=$?
 set -e
-[[ $code -eq 1 ]] && grep -q 'was cancelled' "$WORK/k-refused.log" || { cat "$WORK/k-refused.log"; exit 1; }
+{ [[ $code -eq 1 ]] && grep -q 'was cancelled' "$WORK/k-refused.log"; } || { cat "$WORK/k-refused.log"; exit 1; }
 rm "$WORK/home/runs/k/CANCELLED"
 ( run_in runs/k ) > "$WORK/k2.log" 2>&1 || { cat "$WORK/k2.log"; exit 1; }
 

@@ -13,7 +13,8 @@ printf '#!/bin/sh\necho "NVIDIA-SMI has failed because it could not communicate 
 chmod +x "$OUT/nobin/nvidia-smi"
 # docs/gpu-bundle.md, "The acceptance run on the GPU machine", second block, literally.
 command=$(/usr/bin/python3 tests/docs/run_doc_block.py docs/gpu-bundle.md "## The acceptance run on the GPU machine" 2)
-PATH="$OUT/nobin:$PATH" OUT="$OUT/result" bash -euo pipefail -c "$command"
+nobin=$OUT/nobin result=$OUT/result
+PATH="$nobin:$PATH" OUT=$result bash -euo pipefail -c "$command"
 python3 - "$OUT/result/summary.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))

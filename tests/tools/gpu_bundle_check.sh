@@ -11,7 +11,8 @@ B=$SRC/build/gpu-bundle
 bash -euo pipefail -c "$(/usr/bin/python3 tests/docs/run_doc_block.py docs/gpu-bundle.md "## Build the bundle")"
 bytes=$(du -sb "$B" | cut -f1)
 ((bytes <= 48 * 1024 * 1024)) || { echo "bundle is $bytes bytes"; exit 1; }
-! find "$B" -name 'libcuda*' | grep .
+cuda_libraries=$(find "$B" -name 'libcuda*')
+[[ -z $cuda_libraries ]] || { echo "the bundle holds $cuda_libraries"; exit 1; }
 for x in kforge kforge-eval mpirun; do [[ -x $B/bin/$x ]]; done
 [[ -e $B/tests/kforge_kernels_cuda_gpu_test.xz && -e $B/tests/kforge_kernels_cuda_isolation_test.xz ]]
 # shellcheck disable=SC1091
@@ -21,6 +22,7 @@ for x in kforge kforge-eval mpirun; do [[ -x $B/bin/$x ]]; done
 DEV_LIBS='libhdf5|libmpi|libopen-(rte|pal)|libyaml-cpp|libboost|libslurm|libopenblas|libpmix|libhwloc|libgfortran'
 checked=0
 while read -r elf; do
+  # shellcheck disable=SC2016  # the literal RUNPATH $ORIGIN
   case $elf in */lib/openmpi/* | */lib/pmix/*) want='$ORIGIN/..' ;; *) want='$ORIGIN/../lib' ;; esac
   [[ $(patchelf --print-rpath "$elf") == "$want" ]] || { echo "$elf: RUNPATH $(patchelf --print-rpath "$elf")"; exit 1; }
   needs=$(ldd "$elf")

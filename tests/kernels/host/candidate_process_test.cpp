@@ -12,6 +12,7 @@
 #include <span>
 
 #include "kforge/kernels/candidate_secrets.hpp"
+#include "kforge/test_support/scratch_dir.hpp"
 #include "sandbox/candidate_process.hpp"
 
 namespace fs = std::filesystem;
@@ -33,12 +34,8 @@ void signal_parent(void*, std::byte* base, const CallHeader& h) {
 
 class CandidateProcessTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    scratch_ = fs::temp_directory_path() / ("kforge-candidate-process-" + std::to_string(::getpid()));
-    fs::create_directories(scratch_);
-  }
-  void TearDown() override { fs::remove_all(scratch_); }
-  fs::path scratch_;
+  kforge::test_support::ScratchDir dir_{"candidate-process"};
+  const fs::path scratch_ = dir_.path();
 };
 
 TEST_F(CandidateProcessTest, RegisteredSecretsAreWipedBeforeCandidateCodeRuns) {

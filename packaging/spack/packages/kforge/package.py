@@ -1,6 +1,7 @@
-# Spack recipe for kforge (docs/install.md, "Spack"). Spack itself is not part of kforge's CI: the tests check this
-# file without it (tests/install/check_spack_package.py: Python syntax, the class, its versions, variants and
-# dependencies against what CMakeLists.txt finds). What is and is not checked is in docs/install.md.
+# Spack recipe for kforge (docs/install.md, "Spack"). Every test run checks this file without Spack
+# (tests/install/check_spack_package.py: the class, its versions, variants and dependencies against what
+# CMakeLists.txt finds); tests/install/spack_recipe.sh (label spack) has a real Spack audit, concretise and install
+# it. What runs where is in docs/install.md.
 from spack.package import *  # noqa: F401,F403
 
 

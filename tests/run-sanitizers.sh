@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The unit tests under AddressSanitizer and UBSan (docs/testing.md, "Sanitizers"): configures the build tree
+# build-asan/ when needed (CMake option KFORGE_SANITIZE=ON, the system g++), builds the target kforge_unit_tests
+# (every binary of the unit tier, and the programs they run) and runs the unit tier there. A memory error, a leak
+# or undefined behaviour fails the test it happens in, with the sanitizer's report in CTest's output.
+#   tests/run-sanitizers.sh [CTEST ARGS...]       e.g. -R Sandbox to run some of them
+# Environment: KFORGE_ASAN_BUILD (build tree, default build-asan), KFORGE_ASAN_JOBS (build jobs, default nproc).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${KFORGE_ASAN_BUILD:-build-asan}
+jobs=${KFORGE_ASAN_JOBS:-$(nproc)}
+start=$SECONDS
+mkdir -p "$build"
+if [[ ! -f $build/CMakeCache.txt ]]; then
+  cmake -S . -B "$build" -DKFORGE_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$build/configure.log" || {
+    cat "$build/configure.log"
+    exit 1
+  }
+fi
+cmake --build "$build" -j"$jobs" --target kforge_unit_tests > "$build/build.log" 2>&1 || {
+  tail -n 60 "$build/build.log"
+  exit 1
+}
+echo "sanitizers: built the unit tests in $build/ in $((SECONDS - start)) s"
+
+# Every finding is fatal and shows its stack; leaks are checked at each test binary's exit.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+start=$SECONDS
+ctest --test-dir "$build" --output-on-failure --timeout 600 -j"$jobs" -L unit "$@"
+echo "sanitizers: the unit tier ran clean under ASan and UBSan in $((SECONDS - start)) s"
