@@ -77,7 +77,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < kRecords; ++i) shards[static_cast<size_t>(i % kShards)].records.push_back(make_record(i, rng));
 
   auto t0 = Clock::now();
-  for (int s = 0; s < kShards; ++s) jobs::write_shard(dir / ("shard-" + std::to_string(s) + ".h5"), shards[static_cast<size_t>(s)]);
+  for (int s = 0; s < kShards; ++s)
+    jobs::write_shard(dir / ("shard-" + std::to_string(s) + ".h5"), shards[static_cast<size_t>(s)]);
   jobs::Generation g;
   g.generation = 3;
   for (int s = 0; s < kShards; ++s) {
@@ -97,12 +98,14 @@ int main(int argc, char** argv) {
   if (json) {
     std::cout << "{";
     bench::write_context_json(std::cout, "archive_throughput");
-    std::printf(",\"records\":%d,\"bytes\":%ju,\"archive_s\":%.4f,\"plain_write_s\":%.4f,\"records_per_s\":%.0f,"
-                "\"ratio_archive_over_plain\":%.2f}\n",
-                kRecords, bytes, archive_s, plain_s, rps, archive_s / plain_s);
+    std::printf(
+        ",\"records\":%d,\"bytes\":%ju,\"archive_s\":%.4f,\"plain_write_s\":%.4f,\"records_per_s\":%.0f,"
+        "\"ratio_archive_over_plain\":%.2f}\n",
+        kRecords, bytes, archive_s, plain_s, rps, archive_s / plain_s);
   } else {
-    std::printf("archive_throughput: %d records (%ju bytes: 10 shards written + read back + 1 generation file + index)\n",
-                kRecords, bytes);
+    std::printf(
+        "archive_throughput: %d records (%ju bytes: 10 shards written + read back + 1 generation file + index)\n",
+        kRecords, bytes);
     std::printf("  kforge archive  %.3f s  = %.0f records/s\n", archive_s, rps);
     std::printf("  plain write     %.3f s  (same bytes, write + fsync)\n", plain_s);
     std::printf("  ratio archive / plain write = %.2f\n", archive_s / plain_s);

@@ -41,7 +41,11 @@ SHAPES = {
              "max_position_embeddings": 512, "bos_token_id": 1, "eos_token_id": 2},
 }
 COMMON = {"hidden_act": "silu", "attention_bias": False, "mlp_bias": False, "pretraining_tp": 1, "rope_scaling": None}
-DTYPES = {"f32": ("F32", np.float32, "float32"), "bf16": ("BF16", None, "bfloat16"), "f16": ("F16", np.float16, "float16")}
+DTYPES = {
+    "f32": ("F32", np.float32, "float32"),
+    "bf16": ("BF16", None, "bfloat16"),
+    "f16": ("F16", np.float16, "float16"),
+}
 
 
 def tensors(cfg):

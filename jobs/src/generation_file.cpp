@@ -39,8 +39,7 @@ Generation read_generation_contents(hid_t file) {
 void write_generation(const std::filesystem::path& path, const Generation& g) {
   detail::with_file_context(path, "writing generation file", [&] {
     std::error_code ec;
-    if (std::filesystem::exists(path, ec))
-      throw std::runtime_error("already exists; generation files are immutable");
+    if (std::filesystem::exists(path, ec)) throw std::runtime_error("already exists; generation files are immutable");
     auto tmp = detail::temp_path_for(path);
     detail::TempFileGuard guard(tmp);
     h5::File file = detail::create_archive_file(tmp);

@@ -65,8 +65,10 @@ T parse_number(std::string_view text) {
 std::size_t value_end(std::string_view text, std::size_t pos) {
   if (pos >= text.size() || text[pos] != '"') return std::min(text.find(';', pos), text.size());
   for (std::size_t i = pos + 1; i < text.size(); ++i) {
-    if (text[i] == '\\') ++i;
-    else if (text[i] == '"') return i + 1;
+    if (text[i] == '\\')
+      ++i;
+    else if (text[i] == '"')
+      return i + 1;
   }
   throw std::invalid_argument("genome text '" + std::string(text) + "': unterminated string value");
 }
@@ -118,8 +120,7 @@ Genome Genome::from_text(std::string_view text) {
     if (!g.params.emplace(name, parse_param_value(text.substr(eq + 1, end - eq - 1))).second)
       throw std::invalid_argument("genome text '" + std::string(text) + "': parameter " + name + " appears twice");
     pos = end + 1;
-    if (end + 1 == text.size())
-      throw std::invalid_argument("genome text '" + std::string(text) + "': trailing ';'");
+    if (end + 1 == text.size()) throw std::invalid_argument("genome text '" + std::string(text) + "': trailing ';'");
   }
   return g;
 }

@@ -60,7 +60,9 @@ void write_attr(hid_t obj, const std::string& name, long long value) {
 
 bool has_attr(hid_t obj, const std::string& name) { return KFORGE_H5_CHECK(H5Aexists(obj, name.c_str())) > 0; }
 
-bool has_link(hid_t loc, const std::string& name) { return KFORGE_H5_CHECK(H5Lexists(loc, name.c_str(), H5P_DEFAULT)) > 0; }
+bool has_link(hid_t loc, const std::string& name) {
+  return KFORGE_H5_CHECK(H5Lexists(loc, name.c_str(), H5P_DEFAULT)) > 0;
+}
 
 namespace {
 

@@ -86,8 +86,8 @@ void write_candidates(hid_t file, const std::vector<Candidate>& candidates) {
   for (const auto& c : candidates) {
     params.push_back(c.genome.to_text());
     parents.push_back(join_ids(c.parents, "candidate " + c.id));
-    rows.push_back({c.id.c_str(), c.family.c_str(), c.backend.c_str(), params.back().c_str(),
-                    c.compile_flags.c_str(), parents.back().c_str(), c.op.c_str(), c.generation, c.island});
+    rows.push_back({c.id.c_str(), c.family.c_str(), c.backend.c_str(), params.back().c_str(), c.compile_flags.c_str(),
+                    parents.back().c_str(), c.op.c_str(), c.generation, c.island});
     sources.push_back(c.source.c_str());
   }
   Datatype mem = candidate_type();

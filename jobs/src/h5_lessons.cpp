@@ -122,13 +122,18 @@ void write_lessons(hid_t file, const Lessons& l) {
                           p.relative_median, p.relative, p.ci_low, p.ci_high});
   Datatype parameter_mem = parameter_type();
   Dataset ds = write_table(group, "parameters", parameter_mem, packed_copy(parameter_mem), parameters);
-  write_units(ds, {{"median_ms", "ms"}, {"best_ms", "ms"}, {"relative_median", "1"}, {"relative", "1"},
-                   {"ci_low", "1"}, {"ci_high", "1"}});
+  write_units(ds, {{"median_ms", "ms"},
+                   {"best_ms", "ms"},
+                   {"relative_median", "1"},
+                   {"relative", "1"},
+                   {"ci_low", "1"},
+                   {"ci_high", "1"}});
   std::vector<OperatorRow> operators;
   for (const auto& o : l.operators) operators.push_back({o.op.c_str(), o.children, o.ok, o.improved});
   write_rows(group, "operators", operator_type(), operators);
   std::vector<FailureRow> failures;
-  for (const auto& f : l.failures) failures.push_back({f.status.c_str(), f.cause.c_str(), f.count, f.example_id.c_str()});
+  for (const auto& f : l.failures)
+    failures.push_back({f.status.c_str(), f.cause.c_str(), f.count, f.example_id.c_str()});
   write_rows(group, "failures", failure_type(), failures);
   std::vector<const char*> summary;
   for (const auto& s : l.summary) summary.push_back(s.c_str());
@@ -142,8 +147,9 @@ Lessons read_lessons(hid_t file) {
   const bool intervals = has_member(group, "parameters", kParameterInterval);
   l.parameters =
       read_optional<ParameterRow, ParameterLesson>(group, "parameters", parameter_type(intervals), [&](const auto& r) {
-        ParameterLesson p{text_or_empty(r.parameter), text_or_empty(r.value), r.evaluated, r.failed, r.median_ms,
-                          r.best_ms,                  r.relative_median};
+        ParameterLesson p{
+            text_or_empty(r.parameter), text_or_empty(r.value), r.evaluated, r.failed, r.median_ms, r.best_ms,
+            r.relative_median};
         if (intervals) p.relative = r.relative, p.ci_low = r.ci_low, p.ci_high = r.ci_high;
         return p;
       });
@@ -172,9 +178,10 @@ void write_learning(hid_t file, const Generation& g) {
 }
 
 void read_learning(hid_t file, Generation& g) {
-  g.operator_weights = read_optional<WeightRow, OperatorWeight>(file, "operator_weights", weight_type(), [](const auto& r) {
-    return OperatorWeight{r.island, text_or_empty(r.op), r.weight, r.children, r.ok, r.improved};
-  });
+  g.operator_weights =
+      read_optional<WeightRow, OperatorWeight>(file, "operator_weights", weight_type(), [](const auto& r) {
+        return OperatorWeight{r.island, text_or_empty(r.op), r.weight, r.children, r.ok, r.improved};
+      });
   g.lessons = read_lessons(file);
   g.validation = read_optional<ValidationRow, ValidationCase>(file, "validation", validation_type(), [](const auto& r) {
     return ValidationCase{text_or_empty(r.text), r.added_generation, text_or_empty(r.caught_id),

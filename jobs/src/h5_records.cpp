@@ -96,27 +96,53 @@ Datatype record_type(bool with_timing_noisy = true) {
 }
 
 const std::vector<std::pair<std::string, std::string>> kRecordUnits = {
-    {"time_median_ms", "ms"}, {"time_min_ms", "ms"},       {"time_spread_rel", "1"}, {"sample_count", "1"},
-    {"speedup", "1"},         {"max_abs_error", "1"},      {"max_rel_error", "1"},   {"compile_ms", "ms"},
-    {"registers", "1"},       {"shared_bytes", "bytes"},   {"spill_bytes", "bytes"}, {"harness_ms", "ms"},
+    {"time_median_ms", "ms"}, {"time_min_ms", "ms"},     {"time_spread_rel", "1"}, {"sample_count", "1"},
+    {"speedup", "1"},         {"max_abs_error", "1"},    {"max_rel_error", "1"},   {"compile_ms", "ms"},
+    {"registers", "1"},       {"shared_bytes", "bytes"}, {"spill_bytes", "bytes"}, {"harness_ms", "ms"},
     {"timing_noisy", "1"},
 };
 
 // Row pointers refer into r and into `parents`, which must outlive the write.
 RecordRow to_row(const EvalRecord& r, const std::string& parents, std::uint64_t sample_offset) {
-  return RecordRow{r.candidate_id.c_str(), r.family.c_str(), r.backend.c_str(), r.params.c_str(), parents.c_str(),
-                   r.op.c_str(), r.generation, r.island, r.target.c_str(), to_string(r.status).data(),
-                   static_cast<int>(r.status), r.time_median_ms, r.time_min_ms, r.time_spread_rel, r.sample_count,
-                   sample_offset, r.samples_ms.size(), r.speedup, r.max_abs_error, r.max_rel_error, r.compile_ms,
-                   r.registers, r.shared_bytes, r.spill_bytes, r.host.c_str(), r.gpu_model.c_str(), r.slurm_job_id,
-                   r.slurm_array_task, r.rank, r.evaluated_at.c_str(), r.harness_ms,
+  return RecordRow{r.candidate_id.c_str(),
+                   r.family.c_str(),
+                   r.backend.c_str(),
+                   r.params.c_str(),
+                   parents.c_str(),
+                   r.op.c_str(),
+                   r.generation,
+                   r.island,
+                   r.target.c_str(),
+                   to_string(r.status).data(),
+                   static_cast<int>(r.status),
+                   r.time_median_ms,
+                   r.time_min_ms,
+                   r.time_spread_rel,
+                   r.sample_count,
+                   sample_offset,
+                   r.samples_ms.size(),
+                   r.speedup,
+                   r.max_abs_error,
+                   r.max_rel_error,
+                   r.compile_ms,
+                   r.registers,
+                   r.shared_bytes,
+                   r.spill_bytes,
+                   r.host.c_str(),
+                   r.gpu_model.c_str(),
+                   r.slurm_job_id,
+                   r.slurm_array_task,
+                   r.rank,
+                   r.evaluated_at.c_str(),
+                   r.harness_ms,
                    static_cast<std::uint8_t>(r.timing_noisy ? 1 : 0)};
 }
 
 Status status_of(const RecordRow& row) {
   auto status = status_from_string(text_or_empty(row.status));
-  if (!status) throw std::runtime_error("record " + text_or_empty(row.candidate_id) + ": unknown status '" +
-                                        text_or_empty(row.status) + "'");
+  if (!status)
+    throw std::runtime_error("record " + text_or_empty(row.candidate_id) + ": unknown status '" +
+                             text_or_empty(row.status) + "'");
   return *status;
 }
 

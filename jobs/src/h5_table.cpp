@@ -20,8 +20,7 @@ Dataset create_table(hid_t loc, const std::string& name, hid_t file_type, std::s
   // ("Fletcher32 checksum") instead of returning altered numbers. HDF5 applies no filter to a dataset of bare
   // variable-length strings (their bytes live in the global heap); the content digest covers those.
   if (KFORGE_H5_CHECK(H5Tis_variable_str(file_type)) <= 0) KFORGE_H5_CHECK(H5Pset_fletcher32(create));
-  return Dataset(
-      KFORGE_H5_CHECK(H5Dcreate2(loc, name.c_str(), file_type, space, H5P_DEFAULT, create, H5P_DEFAULT)));
+  return Dataset(KFORGE_H5_CHECK(H5Dcreate2(loc, name.c_str(), file_type, space, H5P_DEFAULT, create, H5P_DEFAULT)));
 }
 
 Dataset open_table(hid_t loc, const std::string& name) {

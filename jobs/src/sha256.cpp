@@ -43,8 +43,14 @@ void Sha256::compress(const std::uint8_t* block) {
   for (int i = 0; i < 64; ++i) {
     std::uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kRound[i] + w[i];
     std::uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-    h = g; g = f; f = e; e = d + t1;
-    d = c; c = b; b = a; a = t1 + t2;
+    h = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
   }
   const std::uint32_t add[8] = {a, b, c, d, e, f, g, h};
   for (int i = 0; i < 8; ++i) state_[i] += add[i];
@@ -57,7 +63,9 @@ void Sha256::update(std::string_view bytes) {
   while (left > 0) {
     std::size_t take = std::min(left, buffer_.size() - buffered_);
     std::memcpy(buffer_.data() + buffered_, p, take);
-    buffered_ += take; p += take; left -= take;
+    buffered_ += take;
+    p += take;
+    left -= take;
     if (buffered_ == buffer_.size()) {
       compress(buffer_.data());
       buffered_ = 0;

@@ -60,7 +60,7 @@ std::string seal_of(const std::filesystem::path& file) {
 
 void check_seal(const std::filesystem::path& shard) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(shard, ec)) return;  // the HDF5 open names what is wrong
+  if (!std::filesystem::is_regular_file(shard, ec)) return;             // the HDF5 open names what is wrong
   if (!std::filesystem::is_regular_file(seal_path(shard), ec)) return;  // written before seals (schema 1)
   std::ifstream in(seal_path(shard));
   std::stringstream text;

@@ -233,8 +233,8 @@ def _finalise(z):
 
 
 def bootstrap_interval(ratios, seed=EFFECT_SEED, resamples=EFFECT_RESAMPLES, confidence=0.95):
-    """(geometric mean, low, high) exactly as kforge's C++ bootstrap (scheduler/learning/src/bootstrap_interval.cpp): the
-    same SplitMix64 draws, the same summation order and type-7 quantiles, so both give the same digits."""
+    """(geometric mean, low, high) exactly as kforge's C++ bootstrap (scheduler/learning/src/bootstrap_interval.cpp):
+    the same SplitMix64 draws, the same summation order and type-7 quantiles, so both give the same digits."""
     logs = [math.log(r) for r in ratios]
     if not logs:
         return (np.nan, np.nan, np.nan)

@@ -9,10 +9,10 @@
 namespace kforge::faults {
 
 struct FaultCandidate {
-  std::string name;              // what it does, for test messages
-  std::string source;            // full C++ source exporting kforge_gemm
-  jobs::Status expected;         // the record's status
-  std::string evidence_mentions; // a phrase the evidence must contain ("" = only non-empty)
+  std::string name;               // what it does, for test messages
+  std::string source;             // full C++ source exporting kforge_gemm
+  jobs::Status expected;          // the record's status
+  std::string evidence_mentions;  // a phrase the evidence must contain ("" = only non-empty)
 };
 
 std::vector<FaultCandidate> fault_candidates();

@@ -74,7 +74,7 @@ TEST(JobsArchiveCompat, ShardWithoutTimingNoisyReadsBackNotNoisyWithEveryOtherFi
   const auto path = dir.path() / "0000.h5";
   write_shard(path, s);
   drop_record_member(path, "timing_noisy");
-  mark_schema_1(path);  // a file without the member was written by a schema-1 writer
+  mark_schema_1(path);                               // a file without the member was written by a schema-1 writer
   std::filesystem::remove(path.string() + ".seal");  // ... which wrote no seal
   const Shard back = read_shard(path);
   ASSERT_EQ(back.records.size(), s.records.size());

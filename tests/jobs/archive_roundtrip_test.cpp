@@ -1,8 +1,8 @@
 // Shard and generation files: every field written is read back unchanged, empty tables included.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <hdf5.h>
+#include <fstream>
 
 #include "archive_samples.hpp"
 

@@ -47,12 +47,15 @@ EvalRecord sample_record(int i) {
   r.evaluated_at = "2026-12-02T10:14:4" + std::to_string(i % 10) + "Z";
   r.harness_ms = 5000.25 + i;
   r.evidence = "compile log line 1\nline 2 with \"quotes\" and ünïcödé " + std::to_string(i) + "\n";
-  r.failed_case = i == 1 ? "" : "M=" + std::to_string(7 + i) + " N=5 K=3 lda=3 ldb=5 ldc=5 seed=" + std::to_string(99 + i);
+  r.failed_case =
+      i == 1 ? "" : "M=" + std::to_string(7 + i) + " N=5 K=3 lda=3 ldb=5 ldc=5 seed=" + std::to_string(99 + i);
   r.source = c.source;
-  if (i % 2 == 0) r.ptx = ".version 8.8\n.target sm_90a\n.visible .entry kforge_gemm() { ret; }\n// record " + std::to_string(i);
+  if (i % 2 == 0)
+    r.ptx = ".version 8.8\n.target sm_90a\n.visible .entry kforge_gemm() { ret; }\n// record " + std::to_string(i);
   // rows 0, 2, ...: an engine's figures (distinct per row, one unmeasured); odd rows: none, as a kernel's
   if (i % 2 == 0)
-    r.metrics = {{"output_tokens_per_s", "tokens/s", 100.5 + i}, {"ttft_p99_ms", "ms", i == 2 ? kNaN : 7.25 * (i + 1)},
+    r.metrics = {{"output_tokens_per_s", "tokens/s", 100.5 + i},
+                 {"ttft_p99_ms", "ms", i == 2 ? kNaN : 7.25 * (i + 1)},
                  {"op_share.mlp", "1", 0.125 * (i + 1)}};
   return r;
 }
@@ -94,7 +97,8 @@ Generation sample_generation(int generation, int records) {
     g.records.push_back(sample_record(i));
     g.records.back().generation = generation;
     g.candidates.push_back(sample_candidate(i, generation));
-    g.population.push_back({i % 3, g.candidates.back().id, i == 1 ? std::numeric_limits<double>::infinity() : 1.5 * (i + 1)});
+    g.population.push_back(
+        {i % 3, g.candidates.back().id, i == 1 ? std::numeric_limits<double>::infinity() : 1.5 * (i + 1)});
   }
   g.baselines = {sample_baseline(0), sample_baseline(1)};
   // What the campaign learnt: every kind of row, NaN figures included.

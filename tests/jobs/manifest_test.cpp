@@ -80,12 +80,32 @@ TEST(JobsManifest, EngineSpecRoundTripsExactly) {
   TaskManifest m = full_manifest();
   m.family = "engine";
   kforge::jobs::EngineSpec& e = m.settings.engine;
-  e.model = {.architecture = "kimi-linear", .layers = 6, .hidden = 384, .heads = 6, .kv_heads = 2, .head_dim = 64,
-             .mlp_hidden = 1024, .vocab = 4096, .tied_embeddings = false, .qkv_bias = true, .attention_every = 3,
-             .rope_theta = 1e6 / 3.0, .norm_eps = 1e-6, .weight_seed = 18446744073709551615ull,
-             .weights_file = "/data/w eights.safetensors", .path = "/data/a model: folder"};
-  e.workload = {.seed = 7, .requests = 24, .prompt_min = 8, .prompt_max = 96, .output_min = 4, .output_max = 32,
-                .concurrency = 8, .arrival_rate = 0.1, .objective = "output_tokens_per_s", .slo_p99_itl_ms = 12.5,
+  e.model = {.architecture = "kimi-linear",
+             .layers = 6,
+             .hidden = 384,
+             .heads = 6,
+             .kv_heads = 2,
+             .head_dim = 64,
+             .mlp_hidden = 1024,
+             .vocab = 4096,
+             .tied_embeddings = false,
+             .qkv_bias = true,
+             .attention_every = 3,
+             .rope_theta = 1e6 / 3.0,
+             .norm_eps = 1e-6,
+             .weight_seed = 18446744073709551615ull,
+             .weights_file = "/data/w eights.safetensors",
+             .path = "/data/a model: folder"};
+  e.workload = {.seed = 7,
+                .requests = 24,
+                .prompt_min = 8,
+                .prompt_max = 96,
+                .output_min = 4,
+                .output_max = 32,
+                .concurrency = 8,
+                .arrival_rate = 0.1,
+                .objective = "output_tokens_per_s",
+                .slo_p99_itl_ms = 12.5,
                 .slo_p99_ttft_ms = 1.0 / 7.0};
   kforge::jobs::write_manifest(path, m);
   EXPECT_EQ(kforge::jobs::read_manifest(path), m);

@@ -9,7 +9,8 @@ using kforge::jobs::EvalRecord;
 using kforge::jobs::Status;
 
 TEST(JobsStatus, EveryStatusNameRoundTrips) {
-  for (Status s : kforge::jobs::kAllStatuses) EXPECT_EQ(kforge::jobs::status_from_string(kforge::jobs::to_string(s)), s);
+  for (Status s : kforge::jobs::kAllStatuses)
+    EXPECT_EQ(kforge::jobs::status_from_string(kforge::jobs::to_string(s)), s);
   EXPECT_EQ(kforge::jobs::to_string(Status::cheat_detected), "cheat_detected");
   EXPECT_FALSE(kforge::jobs::status_from_string("OK").has_value());
 }

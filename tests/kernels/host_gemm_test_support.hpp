@@ -31,8 +31,8 @@ struct GemmGenome {
   std::string LOOP_ORDER = "jpi";
   jobs::Genome genome() const {
     jobs::Genome g;
-    g.params = {{"MC", std::int64_t{MC}}, {"NC", std::int64_t{NC}},   {"KC", std::int64_t{KC}},
-                {"MR", std::int64_t{MR}}, {"NR", std::int64_t{NR}},   {"VEC", std::int64_t{VEC}},
+    g.params = {{"MC", std::int64_t{MC}},         {"NC", std::int64_t{NC}},     {"KC", std::int64_t{KC}},
+                {"MR", std::int64_t{MR}},         {"NR", std::int64_t{NR}},     {"VEC", std::int64_t{VEC}},
                 {"UNROLL", std::int64_t{UNROLL}}, {"PACK", std::int64_t{PACK}}, {"LOOP_ORDER", LOOP_ORDER}};
     return g;
   }

@@ -25,9 +25,7 @@ class CudaBackendTest : public ::testing::Test {
     return std::make_unique<CudaBackend>(make_cuda_family(family),
                                          CudaBackendOptions{root_ / "cache", max_spill_bytes});
   }
-  EvalContext context(const std::string& target) {
-    return EvalContext{&settings_, root_ / "scratch", 42, target};
-  }
+  EvalContext context(const std::string& target) { return EvalContext{&settings_, root_ / "scratch", 42, target}; }
   static jobs::Candidate candidate(const CudaFamily& f, const jobs::Genome& g, const std::string& source = "") {
     jobs::Candidate c;
     c.family = f.name();

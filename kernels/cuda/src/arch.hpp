@@ -9,14 +9,14 @@
 namespace kforge::kernels::cuda {
 
 struct ArchSpec {
-  std::string target;                   // island target name: "hopper", "blackwell"
-  std::string arch;                     // NVRTC -arch value: "sm_90a", "sm_100a"
-  std::int64_t max_shared_per_block;    // static + dynamic, with the opt-in attribute (bytes)
-  std::int64_t max_static_shared;       // statically sized __shared__ arrays (bytes); more needs dynamic smem
-  std::int64_t registers_per_sm;        // 32-bit registers in one SM's register file
+  std::string target;                 // island target name: "hopper", "blackwell"
+  std::string arch;                   // NVRTC -arch value: "sm_90a", "sm_100a"
+  std::int64_t max_shared_per_block;  // static + dynamic, with the opt-in attribute (bytes)
+  std::int64_t max_static_shared;     // statically sized __shared__ arrays (bytes); more needs dynamic smem
+  std::int64_t registers_per_sm;      // 32-bit registers in one SM's register file
   int max_threads_per_block;
   int max_registers_per_thread;
-  int register_alloc_unit;              // registers per thread are allocated in multiples of this
+  int register_alloc_unit;  // registers per thread are allocated in multiples of this
   // Physical ceilings of the fastest part of the family (a faster measurement means skipped work).
   double peak_bf16_flop_per_s;
   double peak_dram_bytes_per_s;

@@ -23,17 +23,17 @@ class CudaCallError : public std::runtime_error {
 
 }  // namespace kforge::kernels::cuda
 
-#define KFORGE_NVRTC_CHECK(call)                                                               \
-  do {                                                                                         \
-    const nvrtcResult kforge_nvrtc_result_ = (call);                                           \
-    if (kforge_nvrtc_result_ != NVRTC_SUCCESS)                                                 \
+#define KFORGE_NVRTC_CHECK(call)                                                                   \
+  do {                                                                                             \
+    const nvrtcResult kforge_nvrtc_result_ = (call);                                               \
+    if (kforge_nvrtc_result_ != NVRTC_SUCCESS)                                                     \
       ::kforge::kernels::cuda::throw_nvrtc_error(__FILE__, __LINE__, #call, kforge_nvrtc_result_); \
   } while (false)
 
 // `call` goes through the dlopen()ed driver table, e.g. KFORGE_CU_CHECK(api.cuMemAlloc(&ptr, bytes)).
-#define KFORGE_CU_CHECK(call)                                                                  \
-  do {                                                                                         \
-    const CUresult kforge_cu_result_ = (call);                                                 \
-    if (kforge_cu_result_ != CUDA_SUCCESS)                                                     \
+#define KFORGE_CU_CHECK(call)                                                                    \
+  do {                                                                                           \
+    const CUresult kforge_cu_result_ = (call);                                                   \
+    if (kforge_cu_result_ != CUDA_SUCCESS)                                                       \
       ::kforge::kernels::cuda::throw_driver_error(__FILE__, __LINE__, #call, kforge_cu_result_); \
   } while (false)

@@ -74,8 +74,8 @@ std::optional<CacheEntry> CompileCache::find(const CacheKey& key) const {
 CacheEntry CompileCache::store(const CacheKey& key, const NvrtcOutput& out, const Meta& extra) {
   static std::atomic<unsigned> counter{0};
   const fs::path dir = entry_dir(key);
-  const fs::path tmp = dir.parent_path() / (".tmp-" + key.candidate_id + "-" + std::to_string(getpid()) + "-" +
-                                            std::to_string(counter++));
+  const fs::path tmp = dir.parent_path() /
+                       (".tmp-" + key.candidate_id + "-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
   fs::create_directories(tmp);
   Meta meta = extra;
   meta["candidate"] = key.candidate_id;

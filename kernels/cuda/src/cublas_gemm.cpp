@@ -44,7 +44,8 @@ CublasGemm::CublasGemm() : api_(new Api) {
   // As NVRTC is found (nvrtc_api.cpp): the loader's path, then CUDA_HOME and /usr/local/cuda, so that a bare CUDA
   // machine needs no LD_LIBRARY_PATH; cublasGemmEx's C API is the same in CUDA 12 and 13.
   std::vector<std::string> dirs{""};
-  if (const char* home = std::getenv("CUDA_HOME"); home != nullptr && *home) dirs.push_back(std::string(home) + "/lib64/");
+  if (const char* home = std::getenv("CUDA_HOME"); home != nullptr && *home)
+    dirs.push_back(std::string(home) + "/lib64/");
   dirs.emplace_back("/usr/local/cuda/lib64/");
   for (const std::string& dir : dirs) {
     for (const char* name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}) {
@@ -55,9 +56,10 @@ CublasGemm::CublasGemm() : api_(new Api) {
   }
   if (library_ == nullptr) {
     delete api_;
-    throw std::runtime_error("cublas baseline: cannot load libcublas.so.13 or .12 (searched the loader's path, "
-                             "CUDA_HOME/lib64 and /usr/local/cuda/lib64; add the CUDA toolkit's lib64 to "
-                             "LD_LIBRARY_PATH or drop \"cublas\" from evaluation.baselines)");
+    throw std::runtime_error(
+        "cublas baseline: cannot load libcublas.so.13 or .12 (searched the loader's path, "
+        "CUDA_HOME/lib64 and /usr/local/cuda/lib64; add the CUDA toolkit's lib64 to "
+        "LD_LIBRARY_PATH or drop \"cublas\" from evaluation.baselines)");
   }
   try {
     bind(library_, "cublasCreate_v2", api_->create);

@@ -29,8 +29,7 @@ int arch_number(const std::string& arch) {  // "sm_90a" -> 90
 // so the sandbox records the child as crashed with this text, the driver's error name and all, as evidence.
 [[noreturn]] void throw_kernel_fault(const CudaCallError& e, const std::string& when, const Problem& p,
                                      const LaunchConfig& l) {
-  throw std::runtime_error("the kernel failed " + when + " on " + problem_text(p) + " (" + l.text() + "): " +
-                           e.what());
+  throw std::runtime_error("the kernel failed " + when + " on " + problem_text(p) + " (" + l.text() + "): " + e.what());
 }
 
 }  // namespace
@@ -134,8 +133,8 @@ TimeResult CudaBackend::time(const EvalContext& ctx) {
   CaseReadback back;
   TimeResult result;
   try {
-    result.samples_ms =
-        time_case(hc, [&](CaseRun& run) { kernel_->launch(l, run.args(), session().stream()); }, settings, &back);
+    result.samples_ms = time_case(
+        hc, [&](CaseRun& run) { kernel_->launch(l, run.args(), session().stream()); }, settings, &back);
   } catch (const CudaCallError& e) {
     throw_kernel_fault(e, "while being timed", main, l);
   }
@@ -179,17 +178,20 @@ std::vector<jobs::Baseline> CudaBackend::time_baselines(const EvalContext& ctx) 
       ref.genome = family_->default_genome();
       jobs::assign_id(ref);
       const CompileResult compiled = compile_with(render(ref), ref, ctx, CompileIn::this_process);
-      if (!compiled.ok) throw std::runtime_error("cuda backend: the reference kernel does not compile:\n" + compiled.log);
+      if (!compiled.ok)
+        throw std::runtime_error("cuda backend: the reference kernel does not compile:\n" + compiled.log);
       const LoadedKernel kernel(session(), read_cubin(compiled.artefact), family_->entry_point());
       const LaunchConfig l = family_->launch(ref.genome, main);
-      samples = time_case(hc, [&](CaseRun& run) { kernel.launch(l, run.args(), session().stream()); }, settings, nullptr);
+      samples = time_case(
+          hc, [&](CaseRun& run) { kernel.launch(l, run.args(), session().stream()); }, settings, nullptr);
     } else {
       CublasGemm cublas;
       samples = time_case(
           hc,
           [&](CaseRun& run) {
-            cublas.run(session().stream(), run.input_addresses()[0], run.input_addresses()[1], run.output_addresses()[0],
-                       static_cast<int>(main.at("M")), static_cast<int>(main.at("N")), static_cast<int>(main.at("K")));
+            cublas.run(session().stream(), run.input_addresses()[0], run.input_addresses()[1],
+                       run.output_addresses()[0], static_cast<int>(main.at("M")), static_cast<int>(main.at("N")),
+                       static_cast<int>(main.at("K")));
           },
           settings, nullptr);
     }

@@ -91,8 +91,7 @@ void LoadedKernel::launch(const LaunchConfig& l, KernelArgs& args, CUstream stre
     allowed_dynamic_shared_ = l.dynamic_shared_bytes;
   }
   KFORGE_CU_CHECK(api_.cuLaunchKernel(function_, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
-                                      static_cast<unsigned>(l.dynamic_shared_bytes), stream, args.pointers(),
-                                      nullptr));
+                                      static_cast<unsigned>(l.dynamic_shared_bytes), stream, args.pointers(), nullptr));
 }
 
 }  // namespace kforge::kernels::cuda

@@ -60,6 +60,7 @@ class LoadedKernel {
   LoadedKernel& operator=(const LoadedKernel&) = delete;
 
   void launch(const LaunchConfig& l, KernelArgs& args, CUstream stream) const;
+
  private:
   const DriverApi& api_;
   CUmodule module_ = nullptr;

@@ -38,8 +38,8 @@ GpuTimingPolicy GpuTimingPolicy::from(const jobs::EvalSettings& s) {
 
 L2Flusher::L2Flusher(const DeviceSession& session)
     : api_(session.api()),
-      buffer_(session.api(), std::max(kMinFlushBytes,
-                                      2 * static_cast<std::size_t>(session.attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)))) {}
+      buffer_(session.api(), std::max(kMinFlushBytes, 2 * static_cast<std::size_t>(
+                                                              session.attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)))) {}
 
 void L2Flusher::enqueue(CUstream stream) {
   // A persisting-L2 access window would survive a plain memset (llm.c PR 851): reset those lines first.

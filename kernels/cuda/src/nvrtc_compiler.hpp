@@ -21,7 +21,7 @@ struct NvrtcOutput {
   std::string log;      // NVRTC's program log: compiler errors and ptxas info lines
   std::string failure;  // why !ok in one line: the NVRTC result, a timeout or a crash of the compiler
   std::string ptx;
-  std::string cubin;    // the ELF image cuModuleLoadData takes
+  std::string cubin;  // the ELF image cuModuleLoadData takes
   double compile_ms = 0.0;
 };
 

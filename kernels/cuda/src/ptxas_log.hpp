@@ -16,8 +16,8 @@
 namespace kforge::kernels::cuda {
 
 struct KernelFigures {
-  std::string entry;                  // the entry function's name
-  std::int32_t registers = -1;        // per thread
+  std::string entry;            // the entry function's name
+  std::int32_t registers = -1;  // per thread
   std::int64_t static_shared_bytes = 0;
   std::int64_t stack_frame_bytes = 0;  // local memory per thread: spill slots plus local arrays
   std::int64_t spill_store_bytes = 0;

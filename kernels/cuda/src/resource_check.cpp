@@ -27,8 +27,9 @@ std::optional<std::string> compiled_rejection(const KernelFigures& f, const Laun
     return n(f.static_shared_bytes) + " B of static shared memory exceed " + n(arch.max_static_shared) +
            " B (more needs dynamic shared memory with the opt-in attribute)";
   if (f.static_shared_bytes + launch.dynamic_shared_bytes > arch.max_shared_per_block)
-    return n(f.static_shared_bytes) + " B static + " + n(launch.dynamic_shared_bytes) + " B dynamic shared memory exceed the " +
-           arch.arch + " limit of " + n(arch.max_shared_per_block) + " B per block";
+    return n(f.static_shared_bytes) + " B static + " + n(launch.dynamic_shared_bytes) +
+           " B dynamic shared memory exceed the " + arch.arch + " limit of " + n(arch.max_shared_per_block) +
+           " B per block";
   if (f.registers > arch.max_registers_per_thread)
     return n(f.registers) + " registers per thread exceed " + n(arch.max_registers_per_thread);
   const std::int64_t unit = arch.register_alloc_unit;

@@ -18,7 +18,10 @@ void expect_compiled_with_figures(const CompileResult& r, const std::string& wha
   std::ifstream cubin(r.artefact, std::ios::binary);
   char magic[4] = {};
   cubin.read(magic, 4);
-  EXPECT_EQ(std::string(magic, 4), "\x7f" "ELF") << what << ": the artefact is a cubin (ELF)";
+  EXPECT_EQ(std::string(magic, 4),
+            "\x7f"
+            "ELF")
+      << what << ": the artefact is a cubin (ELF)";
 }
 
 class DefaultCandidate : public CudaBackendTest,
@@ -36,7 +39,9 @@ TEST_P(DefaultCandidate, CompilesWithResourceFigures) {
 INSTANTIATE_TEST_SUITE_P(EveryFamilyAndTarget, DefaultCandidate,
                          ::testing::Combine(::testing::Values("gemm", "kda", "kda_bf16", "rmsnorm"),
                                             ::testing::Values("hopper", "blackwell")),
-                         [](const auto& param_info) { return std::get<0>(param_info.param) + "_" + std::get<1>(param_info.param); });
+                         [](const auto& param_info) {
+                           return std::get<0>(param_info.param) + "_" + std::get<1>(param_info.param);
+                         });
 
 // Five random genomes per family, each compiled for both architectures.
 class RandomCandidates : public CudaBackendTest, public ::testing::WithParamInterface<std::string> {};

@@ -25,8 +25,7 @@ kforge_gemm(const unsigned short* A, const unsigned short* B, float* C, int M, i
 
 TEST_F(CudaBackendTest, SyntaxErrorIsACompileErrorWithTheNvrtcLog) {
   auto b = backend("gemm");
-  const std::string source =
-      "extern \"C\" __global__ void kforge_gemm(float* C) { C[0] = undefined_value; }\n";
+  const std::string source = "extern \"C\" __global__ void kforge_gemm(float* C) { C[0] = undefined_value; }\n";
   const CompileResult r = compile(*b, candidate(b->cuda_family(), b->cuda_family().default_genome(), source), "hopper");
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.status, jobs::Status::compile_error);
@@ -65,7 +64,8 @@ extern "C" __global__ void kforge_gemm(const unsigned short* A, const unsigned s
   C[threadIdx.x] = tile[(threadIdx.x + 1) % 60000];
 }
 )";
-  const CompileResult r = compile(*b, candidate(b->cuda_family(), b->cuda_family().default_genome(), source), "blackwell");
+  const CompileResult r =
+      compile(*b, candidate(b->cuda_family(), b->cuda_family().default_genome(), source), "blackwell");
   EXPECT_EQ(r.status, jobs::Status::resource_reject) << r.log;
   EXPECT_GT(r.resources.shared_bytes, 227 * 1024);
   EXPECT_NE(r.log.find("shared memory"), std::string::npos) << r.log;

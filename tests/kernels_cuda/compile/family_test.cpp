@@ -21,7 +21,8 @@ TEST(CudaFamilies, EveryDefaultGenomeIsValidAndRendersItsParameters) {
     EXPECT_EQ(family->invalid_reason(g), std::nullopt) << name;
     const std::string source = family->render(g);
     for (const auto& [param, value] : g.params)
-      EXPECT_NE(source.find("#define " + param + " " + jobs::to_text(value)), std::string::npos) << name << " " << param;
+      EXPECT_NE(source.find("#define " + param + " " + jobs::to_text(value)), std::string::npos)
+          << name << " " << param;
     EXPECT_NE(source.find("extern \"C\" __global__"), std::string::npos);
     EXPECT_NE(source.find(family->entry_point()), std::string::npos);
   }
@@ -54,7 +55,7 @@ TEST(CudaFamilies, GemmLaunchFollowsTheTilesAndTheProblem) {
   const GemmFamily gemm;
   const LaunchConfig l = gemm.launch(gemm.default_genome(), {{"M", 4096}, {"N", 4096}, {"K", 4096}});
   EXPECT_EQ(l.grid[0], 32u * 32u);
-  EXPECT_EQ(l.threads_per_block(), 128);                        // (128/64) x (128/64) warps
+  EXPECT_EQ(l.threads_per_block(), 128);                             // (128/64) x (128/64) warps
   EXPECT_EQ(l.dynamic_shared_bytes, 3 * (128 * 40 + 32 * 136) * 2);  // 3 stages of padded A and B tiles
   EXPECT_DOUBLE_EQ(gemm.flop({{"M", 2}, {"N", 8}, {"K", 8}}), 256.0);
 }
@@ -66,7 +67,8 @@ TEST(CudaFamilies, KdaSharedMemoryGrowsWithChunkValueTileAndStages) {
   const LaunchConfig l = kda.launch(g, p);
   EXPECT_EQ(l.grid[0], 2u);
   EXPECT_EQ(l.grid[1], 32u);
-  EXPECT_EQ(l.dynamic_shared_bytes, 4 * (2 * (3 * 32 * 128 + 32 * 64 + 32) + 128 * 64 + 2 * 32 * 32 + 2 * 32 * 64 + 128));
+  EXPECT_EQ(l.dynamic_shared_bytes,
+            4 * (2 * (3 * 32 * 128 + 32 * 64 + 32) + 128 * 64 + 2 * 32 * 32 + 2 * 32 * 64 + 128));
   g.params["STAGES"] = std::int64_t{3};
   g.params["CHUNK"] = std::int64_t{64};
   EXPECT_GT(kda.launch(g, p).dynamic_shared_bytes, 227 * 1024);
@@ -109,8 +111,8 @@ TEST(CudaFamilies, RmsnormCheckFailsAnUnwrittenPoisonedRow) {
     double sum = 0;
     for (int i = 0; i < 16; ++i) sum += std::pow(bf16_to_float(x[r * 16 + i]), 2);
     for (int i = 0; i < 16; ++i)
-      y[r * 16 + i] = float_to_bf16(static_cast<float>(bf16_to_float(x[r * 16 + i]) / std::sqrt(sum / 16 + 1e-6) *
-                                                       bf16_to_float(w[i])));
+      y[r * 16 + i] = float_to_bf16(
+          static_cast<float>(bf16_to_float(x[r * 16 + i]) / std::sqrt(sum / 16 + 1e-6) * bf16_to_float(w[i])));
   }
   EXPECT_EQ(hc.check({to_bytes(y)}).status, jobs::Status::ok);
   std::fill(y.begin() + 32, y.end(), std::uint16_t{0xFFFF});  // NaN poison left in the last row
@@ -123,7 +125,8 @@ TEST(CudaFamilies, KdaCheckAcceptsTheRecurrenceAndRejectsAZeroState) {
   const HostCase hc = kda.make_case({{"B", 1}, {"T", 5}, {"H", 2}}, rng, true);
   KdaInputs in;
   in.B = 1, in.T = 5, in.H = 2;
-  in.q = from_bytes<float>(hc.inputs[0]), in.k = from_bytes<float>(hc.inputs[1]), in.v = from_bytes<float>(hc.inputs[2]);
+  in.q = from_bytes<float>(hc.inputs[0]), in.k = from_bytes<float>(hc.inputs[1]),
+  in.v = from_bytes<float>(hc.inputs[2]);
   in.g = from_bytes<float>(hc.inputs[3]), in.beta = from_bytes<float>(hc.inputs[4]);
   std::vector<float> o(5 * 2 * 128), state(2 * 128 * 128);
   for (int h = 0; h < 2; ++h) {

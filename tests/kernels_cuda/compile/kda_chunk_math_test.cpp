@@ -82,7 +82,8 @@ TEST(KdaChunkMath, ChunkedFormEqualsTheRecurrenceForEveryChunkSize) {
   const HostCase hc = kda.make_case({{"B", 1}, {"T", 70}, {"H", 1}}, rng, true);
   KdaInputs in;
   in.B = 1, in.T = 70, in.H = 1;
-  in.q = from_bytes<float>(hc.inputs[0]), in.k = from_bytes<float>(hc.inputs[1]), in.v = from_bytes<float>(hc.inputs[2]);
+  in.q = from_bytes<float>(hc.inputs[0]), in.k = from_bytes<float>(hc.inputs[1]),
+  in.v = from_bytes<float>(hc.inputs[2]);
   in.g = from_bytes<float>(hc.inputs[3]), in.beta = from_bytes<float>(hc.inputs[4]);
   Mat ref_o, ref_s;
   kda_reference_head(in, 0, 0, ref_o, ref_s);

@@ -53,7 +53,8 @@ TEST(ResourceCheck, RejectsDynamicSharedMemoryOverTheOptInMaximum) {
 
 TEST(ResourceCheck, RejectsStaticPlusDynamicSharedMemoryOverTheMaximum) {
   EXPECT_TRUE(compiled_rejection(figures(32, 40 * 1024), block_of(128, 200 * 1024), arch_for_target("hopper"), {}));
-  EXPECT_TRUE(compiled_rejection(figures(32, 64 * 1024), block_of(128), arch_for_target("hopper"), {}));  // > 48 KiB static
+  EXPECT_TRUE(
+      compiled_rejection(figures(32, 64 * 1024), block_of(128), arch_for_target("hopper"), {}));  // > 48 KiB static
 }
 
 TEST(ResourceCheck, RejectsRegistersTimesThreadsOverTheRegisterFile) {

@@ -12,24 +12,14 @@
 #include <vector>
 
 #include "config_test_util.hpp"
+#include "kforge/test_support/scratch_dir.hpp"
 
 namespace kforge::scheduler {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "kforge-hostile-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using TempDir = test_support::ScratchDir;
 
 TEST(ConfigFileReader, FilesThatAreNotRegularAreRefusedByKindWithTheFileNamed) {
   TempDir dir;

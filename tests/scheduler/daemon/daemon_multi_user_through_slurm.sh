@@ -13,14 +13,20 @@ USER_NAME=kfdsl$$
 WORK=$(mktemp -d /tmp/kforge-daemon-slurm-XXXXXX)
 DAEMON=
 cleanup() {
-  [[ -n $DAEMON ]] && kill "$DAEMON" 2>/dev/null && wait "$DAEMON" 2>/dev/null || true
+  if [[ -n $DAEMON ]]; then kill "$DAEMON" 2>/dev/null && wait "$DAEMON" 2>/dev/null; fi
   scancel -u "$USER_NAME" 2>/dev/null || true
   userdel -f "$USER_NAME" 2>/dev/null || true
   groupdel "$USER_NAME" 2>/dev/null || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; [[ -f $WORK/kforged.err ]] && cat "$WORK/kforged.err" >&2; exit 1; }
+# shellcheck source=tests/support/helpers.sh
+source "$SRC/tests/support/helpers.sh"
+# fail, and what kforged said: helpers.sh's fail after the daemon's stderr.
+fail_with_daemon_log() {
+  if [[ -f $WORK/kforged.err ]]; then cat "$WORK/kforged.err" >&2; fi
+  fail "$@"
+}
 
 useradd -M -U -s /usr/sbin/nologin "$USER_NAME"
 # The user's kforge reads this test cluster's slurm.conf (a real site's is world-readable too).
@@ -49,30 +55,30 @@ for _ in $(seq 100); do [[ -e $SPOOL/audit.log ]] && break; sleep 0.1; done
 as_user() { setpriv --reuid="$USER_NAME" --regid="$USER_NAME" --init-groups \
   env -i PATH="$WORK/bin:/usr/bin:/bin" HOME="$WORK/home" KFORGE_SPOOL="$SPOOL" SLURM_CONF="$SLURM_CONF" "$@"; }
 [[ $(as_user kforge submit "$WORK/home/small.yaml" --site "$WORK/home/site.yaml") == two-islands ]] ||
-  fail "kforge submit"
+  fail_with_daemon_log "kforge submit"
 DIR=$SPOOL/campaigns/$USER_NAME/two-islands
 for _ in $(seq 900); do
   [[ -e $DIR/gen-0000.h5 || -e $DIR/FAILED ]] && break
   sleep 0.2
 done
-[[ -e $DIR/gen-0000.h5 ]] || fail "the campaign did not finish: $(cat "$DIR/FAILED" "$DIR/kforge.log" 2>/dev/null)"
-kill -TERM "$DAEMON" && wait "$DAEMON" || fail "kforged did not stop cleanly"
+[[ -e $DIR/gen-0000.h5 ]] || fail_with_daemon_log "the campaign did not finish: $(cat "$DIR/FAILED" "$DIR/kforge.log" 2>/dev/null)"
+if ! { kill -TERM "$DAEMON" && wait "$DAEMON"; }; then fail_with_daemon_log "kforged did not stop cleanly"; fi
 DAEMON=
 
 # The controller's view: every array the campaign submitted belongs to the user.
-[[ -s $DIR/g0000/slurm/jobs ]] || fail "no Slurm job recorded in $DIR/g0000/slurm/jobs"
+[[ -s $DIR/g0000/slurm/jobs ]] || fail_with_daemon_log "no Slurm job recorded in $DIR/g0000/slurm/jobs"
 while read -r job _; do
   owner=$(scontrol show job "$job" | grep -o 'UserId=[^ ]*' | sort -u)
-  [[ $owner == "UserId=$USER_NAME($uid)" ]] || fail "Slurm job $job: $owner, expected $USER_NAME($uid)"
+  [[ $owner == "UserId=$USER_NAME($uid)" ]] || fail_with_daemon_log "Slurm job $job: $owner, expected $USER_NAME($uid)"
   echo "job $job: $owner"
 done < "$DIR/g0000/slurm/jobs"
 # The compiler ran on the node, and only as the user.
-[[ -s $WORK/uids/cc ]] || fail "the compiler wrapper never ran"
-[[ $(sort -u "$WORK/uids/cc") == "$uid" ]] || fail "the compiler ran as: $(sort -u "$WORK/uids/cc" | tr '\n' ' ')"
+[[ -s $WORK/uids/cc ]] || fail_with_daemon_log "the compiler wrapper never ran"
+[[ $(sort -u "$WORK/uids/cc") == "$uid" ]] || fail_with_daemon_log "the compiler ran as: $(sort -u "$WORK/uids/cc" | tr '\n' ' ')"
 # Every file of the campaign (array logs written by slurmd included) is the user's; none is root's.
 others=$(find "$SPOOL/campaigns/$USER_NAME" ! -user "$USER_NAME")
-[[ -z $others ]] || fail "files of the campaign not owned by $USER_NAME: $others"
-ls "$DIR/g0000/logs" | grep -q '_0\.out$' || fail "no array log in $DIR/g0000/logs"
+[[ -z $others ]] || fail_with_daemon_log "files of the campaign not owned by $USER_NAME: $others"
+compgen -G "$DIR/g0000/logs/*_0.out" > /dev/null || fail_with_daemon_log "no array log in $DIR/g0000/logs"
 grep -q "submit uid=$uid user=$USER_NAME campaign=$USER_NAME/two-islands accepted" "$SPOOL/audit.log" ||
-  fail "audit.log: $(cat "$SPOOL/audit.log")"
+  fail_with_daemon_log "audit.log: $(cat "$SPOOL/audit.log")"
 echo "PASS: a multi-user kforged's Slurm jobs, compiler and files are the submitter's"

@@ -23,6 +23,8 @@
 #include <thread>
 #include <vector>
 
+#include "kforge/test_support/scratch_dir.hpp"
+
 namespace kforge::test {
 
 namespace fs = std::filesystem;
@@ -36,22 +38,8 @@ inline std::string slurp(const fs::path& p) {
   return s.str();
 }
 
-// A fresh folder under /tmp, removed with everything in it at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "kforge-daemon-test-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+// A fresh folder under /tmp, removed with everything in it at scope exit (tests/support).
+using TempDir = kforge::test_support::ScratchDir;
 
 using Env = std::map<std::string, std::string>;
 

@@ -23,10 +23,10 @@ inline constexpr const char* kCampaignIdFile = "campaign-id";
 // Written as root attributes of every kforge HDF5 file.
 struct Provenance {
   std::string creator = "kforge";
-  std::string version;       // kforge version
+  std::string version;  // kforge version
   int schema_version = kSchemaVersion;
-  std::string created;       // ISO-8601 UTC
-  std::string config_hash;   // sha256 of the campaign + site config text
+  std::string created;      // ISO-8601 UTC
+  std::string config_hash;  // sha256 of the campaign + site config text
   std::string host;
   std::string campaign;
   // The campaign's id (DIR/campaign-id): tells this campaign's files from a copy of another campaign's, even
@@ -58,10 +58,10 @@ struct PopulationEntry {
 struct Generation {
   Provenance provenance;
   int generation = 0;
-  std::vector<Candidate> candidates;        // every candidate of this generation (evaluated or reused)
-  std::vector<EvalRecord> records;          // new evaluations only: each (id, target) appears once in a campaign
+  std::vector<Candidate> candidates;  // every candidate of this generation (evaluated or reused)
+  std::vector<EvalRecord> records;    // new evaluations only: each (id, target) appears once in a campaign
   std::vector<Baseline> baselines;
-  std::vector<PopulationEntry> population;  // survivors after selection
+  std::vector<PopulationEntry> population;       // survivors after selection
   std::vector<OperatorWeight> operator_weights;  // the shares this generation was bred with, and their outcome
   Lessons lessons;                               // cumulative, up to and including this generation
   std::vector<ValidationCase> validation;        // the campaign's validation set after this generation

@@ -8,12 +8,12 @@
 namespace kforge::jobs {
 
 struct Candidate {
-  std::string id;             // candidate_id(*this); 32 lower-case hex digits
-  std::string family;         // e.g. "gemm"
-  std::string backend;        // "host", "cuda", "replay"
+  std::string id;       // candidate_id(*this); 32 lower-case hex digits
+  std::string family;   // e.g. "gemm"
+  std::string backend;  // "host", "cuda", "replay"
   Genome genome;
-  std::string source;         // full source text; empty = rendered from the family template by the backend
-  std::string compile_flags;  // extra flags beyond the backend's defaults
+  std::string source;                // full source text; empty = rendered from the family template by the backend
+  std::string compile_flags;         // extra flags beyond the backend's defaults
   std::vector<std::string> parents;  // parent candidate ids (empty for random/initial)
   std::string op;                    // operator that made it: "init", "mutation", "crossover", "immigrant", ...
   int generation = 0;

@@ -23,9 +23,9 @@ struct Genome {
   static Genome from_text(std::string_view text);  // throws std::invalid_argument naming the bad part
 
   bool has(const std::string& name) const { return params.count(name) != 0; }
-  std::int64_t get_int(const std::string& name) const;       // throws if missing or not an integer
-  double get_double(const std::string& name) const;          // integers convert
-  std::string get_string(const std::string& name) const;     // throws if missing or not a string
+  std::int64_t get_int(const std::string& name) const;    // throws if missing or not an integer
+  double get_double(const std::string& name) const;       // integers convert
+  std::string get_string(const std::string& name) const;  // throws if missing or not a string
   bool operator==(const Genome&) const = default;
 };
 

@@ -24,10 +24,10 @@ struct OperatorWeight {
 // The effect of one parameter value over every evaluation so far.
 struct ParameterLesson {
   std::string parameter;
-  std::string value;            // the value as the genome writes it
+  std::string value;  // the value as the genome writes it
   std::int32_t evaluated = 0;
-  std::int32_t failed = 0;      // not ok, for any reason
-  double median_ms = kNaN;      // median time of its ok evaluations
+  std::int32_t failed = 0;  // not ok, for any reason
+  double median_ms = kNaN;  // median time of its ok evaluations
   double best_ms = kNaN;
   double relative_median = kNaN;  // median_ms / the median of all ok evaluations: < 1 is faster than typical
   // Its evidence, as `kforge report`'s parameter effects: the geometric mean of its ok evaluations' times over
@@ -67,10 +67,10 @@ struct Lessons {
 
 // An input or shape that caught a wrong candidate; every later candidate of the campaign is checked on it too.
 struct ValidationCase {
-  std::string text;              // the family's case text, e.g. "M=7 N=5 K=3 lda=3 ldb=5 ldc=5 seed=123"
+  std::string text;  // the family's case text, e.g. "M=7 N=5 K=3 lda=3 ldb=5 ldc=5 seed=123"
   std::int32_t added_generation = 0;
-  std::string caught_id;         // the candidate it caught first
-  std::string caught_status;     // what that candidate was recorded as
+  std::string caught_id;      // the candidate it caught first
+  std::string caught_status;  // what that candidate was recorded as
   bool operator==(const ValidationCase&) const = default;
 };
 

@@ -15,21 +15,21 @@ namespace kforge::jobs {
 
 // How a candidate is evaluated: limits of its sandbox and the timing policy.
 struct EvalSettings {
-  double wall_timeout_s = 30.0;      // per candidate run (verify + time), wall clock
-  double cpu_limit_s = 60.0;         // RLIMIT_CPU of the candidate's child
+  double wall_timeout_s = 30.0;         // per candidate run (verify + time), wall clock
+  double cpu_limit_s = 60.0;            // RLIMIT_CPU of the candidate's child
   std::int64_t memory_limit_mb = 2048;  // host: RLIMIT_AS of the candidate's child; cuda: static device memory
   std::int64_t file_limit_mb = 64;      // RLIMIT_FSIZE of the candidate's child
   double compile_timeout_s = 60.0;
   int warmup = 1;
   int min_repeats = 3;
   int max_repeats = 20;
-  double target_spread = 0.05;       // stop timing when (max-min)/median of the samples is under this
-  double time_cap_s = 2.0;           // stop timing when this much time was spent on samples
-  std::map<std::string, std::int64_t> problem;  // family problem size, e.g. M, N, K
-  std::vector<std::string> baselines;           // names of baselines to time, e.g. "reference", "openblas"
-  std::string compiler = "c++";                 // host backend compiler
+  double target_spread = 0.05;                      // stop timing when (max-min)/median of the samples is under this
+  double time_cap_s = 2.0;                          // stop timing when this much time was spent on samples
+  std::map<std::string, std::int64_t> problem;      // family problem size, e.g. M, N, K
+  std::vector<std::string> baselines;               // names of baselines to time, e.g. "reference", "openblas"
+  std::string compiler = "c++";                     // host backend compiler
   std::string compile_flags = "-O3 -march=native";  // backend default flags (candidate flags are appended)
-  bool compile_only = false;         // stop after compile + resource check (no device, or dry runs)
+  bool compile_only = false;                        // stop after compile + resource check (no device, or dry runs)
   std::int64_t max_spill_bytes = 0;  // cuda: a kernel spilling more than this is resource_reject before any GPU time
   std::string replay_cache;          // replay backend: Kernel Tuner cache (.json.gz) whose measurements are looked up
   // The campaign's validation set when the task was planned: case texts of the family (inputs or shapes that

@@ -32,7 +32,7 @@ struct EvalRecord {
   std::string op;                    // operator that made the candidate
   std::int32_t generation = 0;
   std::int32_t island = 0;
-  std::string target;                // hardware target / island name ("host", "hopper", ...)
+  std::string target;  // hardware target / island name ("host", "hopper", ...)
 
   Status status = Status::infra_error;
 
@@ -54,24 +54,24 @@ struct EvalRecord {
 
   // compile figures
   double compile_ms = kNaN;
-  std::int32_t registers = -1;       // per thread (GPU backends); -1 = not applicable
-  std::int64_t shared_bytes = -1;    // static shared memory, bytes
-  std::int64_t spill_bytes = -1;     // local memory / spills, bytes
+  std::int32_t registers = -1;     // per thread (GPU backends); -1 = not applicable
+  std::int64_t shared_bytes = -1;  // static shared memory, bytes
+  std::int64_t spill_bytes = -1;   // local memory / spills, bytes
 
   // where and when it ran
   std::string host;
-  std::string gpu_model;             // "" on the host backend
+  std::string gpu_model;  // "" on the host backend
   std::int64_t slurm_job_id = -1;
   std::int32_t slurm_array_task = -1;
   std::int32_t rank = -1;
-  std::string evaluated_at;          // ISO-8601 UTC, e.g. 2026-12-02T10:14:42Z
-  double harness_ms = kNaN;          // wall time the harness spent on this candidate, everything included
+  std::string evaluated_at;  // ISO-8601 UTC, e.g. 2026-12-02T10:14:42Z
+  double harness_ms = kNaN;  // wall time the harness spent on this candidate, everything included
 
-  std::string evidence;              // log excerpt a person needs to see why
-  std::string failed_case;           // the family's text of the input/shape that caught a wrong result ("" if none)
-  std::string source;                // the exact source text that was evaluated
-  std::string ptx;                   // cuda: the PTX its module was assembled from ("" for other backends)
-  std::vector<Metric> metrics;       // engine figures (empty for kernels)
+  std::string evidence;         // log excerpt a person needs to see why
+  std::string failed_case;      // the family's text of the input/shape that caught a wrong result ("" if none)
+  std::string source;           // the exact source text that was evaluated
+  std::string ptx;              // cuda: the PTX its module was assembled from ("" for other backends)
+  std::vector<Metric> metrics;  // engine figures (empty for kernels)
 
   bool operator==(const EvalRecord&) const;  // NaN == NaN for the measured fields
 };
@@ -90,7 +90,7 @@ struct Baseline {
 // Fitness for selection: median time of an ok record, +inf otherwise.
 inline double fitness_ms(const EvalRecord& r) {
   return (r.status == Status::ok && std::isfinite(r.time_median_ms)) ? r.time_median_ms
-                                                                      : std::numeric_limits<double>::infinity();
+                                                                     : std::numeric_limits<double>::infinity();
 }
 
 std::string iso8601_now();  // UTC, seconds resolution

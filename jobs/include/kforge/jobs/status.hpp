@@ -17,9 +17,9 @@ enum class Status : int {
   slo_missed,  // an engine served correctly but missed the workload's latency SLO (the objective is unmet)
 };
 
-inline constexpr Status kAllStatuses[] = {Status::ok,          Status::compile_error, Status::resource_reject,
-                                          Status::wrong_result, Status::crash,         Status::timeout,
-                                          Status::cheat_detected, Status::infra_error,  Status::slo_missed};
+inline constexpr Status kAllStatuses[] = {
+    Status::ok,      Status::compile_error,  Status::resource_reject, Status::wrong_result, Status::crash,
+    Status::timeout, Status::cheat_detected, Status::infra_error,     Status::slo_missed};
 
 std::string_view to_string(Status s);
 std::optional<Status> status_from_string(std::string_view text);

@@ -16,7 +16,7 @@ struct GemmParams {
 };
 
 GemmParams params_of(const jobs::Genome& g) {
-  return {g.get_int("BM"), g.get_int("BN"), g.get_int("BK"), g.get_int("WM"),
+  return {g.get_int("BM"), g.get_int("BN"),     g.get_int("BK"),     g.get_int("WM"),
           g.get_int("WN"), g.get_int("STAGES"), g.get_int("GROUP_M")};
 }
 
@@ -32,7 +32,8 @@ CheckOutcome check_gemm(const GemmData& d, const std::vector<float>& c, bool ful
   auto element = [&](int i, int j) {
     double ref = 0.0, magnitude = 0.0;
     for (int k = 0; k < d.K; ++k) {
-      const double p = static_cast<double>(d.a[static_cast<std::size_t>(i) * d.K + k]) * d.b[static_cast<std::size_t>(k) * d.N + j];
+      const double p =
+          static_cast<double>(d.a[static_cast<std::size_t>(i) * d.K + k]) * d.b[static_cast<std::size_t>(k) * d.N + j];
       ref += p;
       magnitude += std::fabs(p);
     }
@@ -81,9 +82,13 @@ std::string GemmFamily::render(const jobs::Genome& g) const {
   if (auto why = invalid_reason(g)) throw std::invalid_argument("gemm (cuda): " + *why);
   const GemmParams p = params_of(g);
   std::string out = "// kforge gemm (cuda) candidate: " + g.to_text() + "\n";
-  for (const auto& [name, value] : std::initializer_list<std::pair<const char*, std::int64_t>>{
-           {"BM", p.BM}, {"BN", p.BN}, {"BK", p.BK}, {"WM", p.WM}, {"WN", p.WN}, {"STAGES", p.STAGES},
-           {"GROUP_M", p.GROUP_M}})
+  for (const auto& [name, value] : std::initializer_list<std::pair<const char*, std::int64_t>>{{"BM", p.BM},
+                                                                                               {"BN", p.BN},
+                                                                                               {"BK", p.BK},
+                                                                                               {"WM", p.WM},
+                                                                                               {"WN", p.WN},
+                                                                                               {"STAGES", p.STAGES},
+                                                                                               {"GROUP_M", p.GROUP_M}})
     out += "#define " + std::string(name) + " " + std::to_string(value) + "\n";
   return out + gemm_kernel_body();
 }
@@ -105,8 +110,8 @@ Problem GemmFamily::problem(const jobs::EvalSettings& settings) const {
 std::vector<Problem> GemmFamily::verification_problems(const Problem&) const {
   return {{{"M", 128}, {"N", 128}, {"K", 64}},
           {{"M", 1}, {"N", 8}, {"K", 8}},
-          {{"M", 67}, {"N", 200}, {"K", 136}},     // edges of every tile size in the space
-          {{"M", 300}, {"N", 264}, {"K", 520}},    // several k tiles, partial block rows and columns
+          {{"M", 67}, {"N", 200}, {"K", 136}},   // edges of every tile size in the space
+          {{"M", 300}, {"N", 264}, {"K", 520}},  // several k tiles, partial block rows and columns
           with_inputs({{"M", 67}, {"N", 200}, {"K", 136}}, InputClass::huge),
           with_inputs({{"M", 67}, {"N", 200}, {"K", 136}}, InputClass::tiny)};
 }

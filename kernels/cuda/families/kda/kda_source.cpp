@@ -2,9 +2,9 @@
 // Per head the recurrence is S_t = (I - beta_t k_t k_t^T) Diag(alpha_t) S_{t-1} + beta_t k_t v_t^T and
 // o_t = S_t^T (q_t / sqrt(D)), with g_t = log(alpha_t) <= 0 per channel. Within a chunk of CHUNK tokens, with
 // G_i the cumulative gate and delta_j = beta_j (v_j - (Diag(alpha_j) S_{j-1})^T k_j):
-//   delta_i = beta_i (v_i - S0^T (e^{G_i} k_i)) - beta_i sum_{j<i} A_ij delta_j,  A_ij = sum_c k_ic k_jc e^{G_ic - G_jc}
-//   o_i     = S0^T (e^{G_i} q_i) + sum_{j<=i} B_ij delta_j,                       B_ij = sum_c q_ic k_jc e^{G_ic - G_jc}
-//   S      <- Diag(e^{G_C}) S0 + sum_j (k_j e^{G_C - G_j}) delta_j^T
+//   delta_i = beta_i (v_i - S0^T (e^{G_i} k_i)) - beta_i sum_{j<i} A_ij delta_j,  A_ij = sum_c k_ic k_jc e^{G_ic -
+//   G_jc} o_i     = S0^T (e^{G_i} q_i) + sum_{j<=i} B_ij delta_j,                       B_ij = sum_c q_ic k_jc e^{G_ic
+//   - G_jc} S      <- Diag(e^{G_C}) S0 + sum_j (k_j e^{G_C - G_j}) delta_j^T
 // Every exponent is G_i - G_j with j <= i, so it is <= 0: no overflow however strong the decay.
 // A batch of B sequences, packed: sequence b holds tokens cu_seqlens[b] .. cu_seqlens[b + 1] - 1 (int32, B + 1
 // entries; equal lengths T are 0, T, 2T, ...; variable lengths as FLA's cu_seqlens). Inputs q, k, v [tokens,H,D]

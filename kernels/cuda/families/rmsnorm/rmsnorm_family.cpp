@@ -26,7 +26,8 @@ CheckOutcome check_rmsnorm(const RmsnormData& d, const std::vector<std::uint16_t
     for (int i = 0; i < d.hidden; ++i) {
       const double ref = x[i] * inv_rms * d.w[i];
       // bf16 output: rounding alone is 2^-9 relative; 8e-3 also allows fp32 sums in any order.
-      if (!check.element(bf16_to_float(y[static_cast<std::size_t>(r) * d.hidden + i]), ref, 8e-3 * std::fabs(ref) + 1e-3,
+      if (!check.element(bf16_to_float(y[static_cast<std::size_t>(r) * d.hidden + i]), ref,
+                         8e-3 * std::fabs(ref) + 1e-3,
                          [&] { return "[row " + std::to_string(r) + ", " + std::to_string(i) + "]"; }))
         return false;
     }
@@ -55,7 +56,8 @@ void apply_input_class(RmsnormData& d, InputClass inputs, Bytes& x_bytes) {
     if (inputs == InputClass::zero_rows ? r % 3 != 1 : r % 2 != 0) continue;
     for (int i = 0; i < d.hidden; ++i) {
       const std::size_t n = static_cast<std::size_t>(r) * d.hidden + i;
-      x[n] = float_to_bf16(inputs == InputClass::zero_rows ? 0.f : std::ldexp(d.x[n], input_classes::kRmsnormLargeRowExponent));
+      x[n] = float_to_bf16(
+          inputs == InputClass::zero_rows ? 0.f : std::ldexp(d.x[n], input_classes::kRmsnormLargeRowExponent));
       d.x[n] = bf16_to_float(x[n]);
     }
   }

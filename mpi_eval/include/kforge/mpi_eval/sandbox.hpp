@@ -8,11 +8,11 @@
 namespace kforge::mpi_eval {
 
 struct Limits {
-  double wall_s = 30.0;            // SIGKILL after this (the whole process group)
-  double cpu_s = 60.0;             // RLIMIT_CPU
+  double wall_s = 30.0;                   // SIGKILL after this (the whole process group)
+  double cpu_s = 60.0;                    // RLIMIT_CPU
   std::int64_t memory_bytes = 2LL << 30;  // RLIMIT_AS, on top of what the child inherits
   std::int64_t file_bytes = 64LL << 20;   // RLIMIT_FSIZE
-  bool forbid_processes = true;    // seccomp: fork/vfork/clone of processes and execve fail with EPERM
+  bool forbid_processes = true;           // seccomp: fork/vfork/clone of processes and execve fail with EPERM
   // Off for children that create a CUDA context: the driver reserves virtual address space for all device
   // memory and more (tens to hundreds of GiB), so any address-space cap makes cuInit or the context fail. Such a
   // child runs only the harness's host code; its candidate's memory is limited by the backend (cuda: the
