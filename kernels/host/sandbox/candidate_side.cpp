@@ -80,7 +80,7 @@ void* load_entry(const std::string& path, const std::string& symbol, const std::
     send_and_exit(kLoadFailed, "cannot open " + a.artefact.string() + ": " + std::strerror(errno), 1);
   }
   std::string report;
-  if (const std::string failure = confine_candidate_process(a.scratch, report); !failure.empty()) {
+  if (const std::string failure = confine_candidate_process(a.scratch, a.parent, report); !failure.empty()) {
     send_and_exit(kConfineFailed, "could not confine the candidate process: " + failure, 1);
   }
   void* entry =

@@ -2,6 +2,8 @@
 
 #include <grp.h>
 #include <pwd.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -36,9 +38,13 @@ std::string drop_to_candidate_user(const std::filesystem::path& scratch, std::st
   return {};
 }
 
-std::string confine_candidate_process(const std::filesystem::path& scratch, std::string& report) {
+std::string confine_candidate_process(const std::filesystem::path& scratch, pid_t harness, std::string& report) {
   std::string who;
   if (auto f = drop_to_candidate_user(scratch, who); !f.empty()) return f;
+  // Changing the user cleared the parent-death signal (prctl(2)). Armed again, or a candidate in a session of its
+  // own would outlive a harness that is killed; and if the harness died in between, this process goes now.
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return failure("prctl(PR_SET_PDEATHSIG)");
+  if (::getppid() != harness) ::_exit(125);
   int abi = 0;
   if (auto f = restrict_files(scratch, candidate_read_only_paths(), abi); !f.empty()) return f;
   if (auto f = install_candidate_filter(::getpid()); !f.empty()) return f;

@@ -12,7 +12,8 @@ namespace kforge::kernels::host {
 // All three layers, in order: another user (only when running as root), Landlock (files: the scratch folder
 // read-write, system folders read-only, nothing else), seccomp (no processes, sockets, tracing, or signals to
 // anything but itself). Returns "" on success, else what failed; `report` says what holds, for the evidence.
-std::string confine_candidate_process(const std::filesystem::path& scratch, std::string& report);
+// `harness` is the parent's pid: after the change of user the process dies with it again (PR_SET_PDEATHSIG).
+std::string confine_candidate_process(const std::filesystem::path& scratch, pid_t harness, std::string& report);
 
 // The layers one by one (each returns "" on success, else what failed).
 // Root only: gives the scratch folder to the unprivileged candidate user and becomes that user, no groups.

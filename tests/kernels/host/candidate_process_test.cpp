@@ -6,9 +6,12 @@
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <span>
 
 #include "kforge/kernels/candidate_secrets.hpp"
@@ -30,6 +33,21 @@ void crash(void*, std::byte*, const CallHeader&) { ::raise(SIGSEGV); }
 void signal_parent(void*, std::byte* base, const CallHeader& h) {
   const int ok = ::kill(::getppid(), 0) == 0;
   std::memcpy(base + h.offsets[0], &ok, sizeof ok);
+}
+
+// Writes its own pid into buffer 0.
+void report_pid(void*, std::byte* base, const CallHeader& h) {
+  const pid_t pid = ::getpid();
+  std::memcpy(base + h.offsets[0], &pid, sizeof pid);
+}
+
+// True once `pid` is gone or a zombie (its new parent may not have reaped it yet).
+bool gone(pid_t pid) {
+  if (::kill(pid, 0) != 0) return errno == ESRCH;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const std::size_t close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z';
 }
 
 class CandidateProcessTest : public ::testing::Test {
@@ -77,6 +95,35 @@ TEST_F(CandidateProcessTest, TheHarnessTimesEachCall) {
   const double ms = process.call({}, buffers);
   EXPECT_GT(ms, 0.0);
   EXPECT_LT(ms, 10'000.0);
+}
+
+// A harness killed from outside (an out-of-memory killer, a task's timeout) takes its candidate with it, although
+// the candidate has a session of its own (no process-group kill reaches it) and changed its user when it was
+// confined, which clears the parent-death signal: it is armed again after the change.
+TEST_F(CandidateProcessTest, ACandidateDiesWithItsHarnessEvenAsAnotherUser) {
+  int report[2];
+  ASSERT_EQ(::pipe(report), 0);
+  const pid_t harness = ::fork();
+  ASSERT_GE(harness, 0);
+  if (harness == 0) {
+    CandidateProcess process(nullptr, &report_pid, scratch_);
+    pid_t candidate = 0;
+    const std::array<CallBuffer, 1> buffers{CallBuffer{&candidate, sizeof candidate}};
+    process.call({}, buffers);
+    (void)!::write(report[1], &candidate, sizeof candidate);
+    for (;;) ::pause();
+  }
+  ::close(report[1]);
+  pid_t candidate = 0;
+  ASSERT_EQ(::read(report[0], &candidate, sizeof candidate), static_cast<ssize_t>(sizeof candidate));
+  ::close(report[0]);
+  ASSERT_GT(candidate, 0);
+  ASSERT_FALSE(gone(candidate));
+  ::kill(harness, SIGKILL);
+  ::waitpid(harness, nullptr, 0);
+  for (int i = 0; i < 100 && !gone(candidate); ++i) ::usleep(50'000);
+  EXPECT_TRUE(gone(candidate)) << "candidate process " << candidate << " outlived its harness";
+  if (!gone(candidate)) ::kill(candidate, SIGKILL);
 }
 
 // The kernel sends SIGHUP then SIGCONT to a process group with a stopped member when the group becomes orphaned:
