@@ -141,8 +141,8 @@ PY
   xargs -P "$jobs" -I {} sh -c 'log=$2/$(echo "$1" | tr / %); clang-tidy-14 -p "$3" --quiet \
       --extra-arg=-Wno-unknown-warning-option "$1" > "$log.out" 2> "$log.err"' sh {} "$work/tidy" "$build" \
     < "$work/clang-tidy.checked" || true
-  cat /dev/null "$work"/tidy/*.out > "$work/clang-tidy.log"
-  cat /dev/null "$work"/tidy/*.err > "$work/clang-tidy.err"
+  find "$work/tidy" -name '*.out' -exec cat {} + > "$work/clang-tidy.log"  # none when no file was checked
+  find "$work/tidy" -name '*.err' -exec cat {} + > "$work/clang-tidy.err"
   grep -E '^/.+:[0-9]+:[0-9]+: (warning|error): .*\[[a-z-]+.*\]$' "$work/clang-tidy.log" | sort -u \
     > "$work/clang-tidy.findings" || true
   sed -E "s|^$root/||; s|:[0-9]+:[0-9]+: .*||" "$work/clang-tidy.findings" > "$work/clang-tidy.unclean"
