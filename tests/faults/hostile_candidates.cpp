@@ -136,10 +136,14 @@ extern "C" void kforge_gemm(int M, int N, int K, const float* A, int lda, const 
 )",
        Status::cheat_detected, "timed call returned a wrong result"},
       // Writes the "done" reply itself before computing: the harness stops the process as soon as it reads a
-      // reply, so the half-computed C is what it checks.
+      // reply, so the half-computed C is what it checks. It spins a while first, as a candidate that replies early
+      // to win time would: without that, on a loaded machine a small C was sometimes complete before the stop landed,
+      // and the test (not the harness) was at the mercy of the scheduler.
       {"reply before computing", std::string(kPrologue) + R"(
 extern "C" void kforge_gemm(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
   for (int fd = 3; fd < 16; ++fd) (void)!write(fd, "d", 1);
+  for (volatile unsigned long spin = 0; spin < 2000000000UL; spin = spin + 1) {
+  }
   naive(M, N, K, A, lda, B, ldb, C, ldc);
 }
 )",
