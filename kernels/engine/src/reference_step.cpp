@@ -17,19 +17,49 @@ namespace {
 enum OpIndex { kEmbed, kNorm, kQkv, kAttention, kKda, kOProj, kMlp, kLmHead };
 }  // namespace
 
+void ReferenceEngine::project_attention_inputs(const Layer& layer, const std::vector<double>& h, std::vector<double>& q,
+                                               std::vector<double>& k, std::vector<double>& v) const {
+  const std::int64_t H = model_.hidden, n = static_cast<std::int64_t>(h.size()) / H;
+  const std::int64_t q_width = model_.heads * model_.head_dim, kv_width = model_.kv_heads * model_.head_dim;
+  q.resize(static_cast<std::size_t>(n * q_width));
+  k.resize(static_cast<std::size_t>(n * kv_width));
+  v.resize(k.size());
+  project(h.data(), n, H, w_.data() + layer.q, q_width, q.data());
+  project(h.data(), n, H, w_.data() + layer.k, kv_width, k.data());
+  project(h.data(), n, H, w_.data() + layer.v, kv_width, v.data());
+  add_qkv_bias(layer, n, q.data(), k.data(), v.data());
+}
+
+void ReferenceEngine::project_kda_inputs(const Layer& layer, const std::vector<double>& h, std::vector<double>& q,
+                                         std::vector<double>& k, std::vector<double>& v, std::vector<double>& f,
+                                         std::vector<double>& b) const {
+  const std::int64_t H = model_.hidden, n = static_cast<std::int64_t>(h.size()) / H;
+  const std::int64_t heads = model_.heads, width = heads * model_.head_dim;
+  for (auto* out : {&q, &k, &v, &f}) out->resize(static_cast<std::size_t>(n * width));
+  b.resize(static_cast<std::size_t>(n * heads));
+  project(h.data(), n, H, w_.data() + layer.q, width, q.data());
+  project(h.data(), n, H, w_.data() + layer.k, width, k.data());
+  project(h.data(), n, H, w_.data() + layer.v, width, v.data());
+  project(h.data(), n, H, w_.data() + layer.f, width, f.data());
+  project(h.data(), n, H, w_.data() + layer.b, heads, b.data());
+}
+
+void ReferenceEngine::mlp_residual(const Layer& layer, const std::vector<double>& h, std::vector<double>& gate,
+                                   std::vector<double>& up, std::vector<double>& x) const {
+  const std::int64_t H = model_.hidden, F = model_.mlp_hidden, n = static_cast<std::int64_t>(h.size()) / H;
+  project(h.data(), n, H, w_.data() + layer.gate, F, gate.data());
+  project(h.data(), n, H, w_.data() + layer.up, F, up.data());
+  reference_blas::swiglu(gate, up);
+  project(gate.data(), n, F, w_.data() + layer.down, H, x.data(), true);
+}
+
 void ReferenceEngine::step_attention(const Layer& layer, std::size_t l, const std::vector<SeqDesc>& seqs,
                                      const std::vector<double>& h, std::vector<double>& mixed) {
   const std::int64_t H = model_.hidden, D = model_.head_dim, heads = model_.heads, kvh = model_.kv_heads;
   const auto n = static_cast<std::int64_t>(h.size()) / H;
   const std::int64_t kv_width = kvh * D;
-  std::vector<double> q(static_cast<std::size_t>(n * heads * D)), k(static_cast<std::size_t>(n * kv_width)),
-      v(k.size());
-  timed(kQkv, [&] {
-    project(h.data(), n, H, w_.data() + layer.q, heads * D, q.data());
-    project(h.data(), n, H, w_.data() + layer.k, kv_width, k.data());
-    project(h.data(), n, H, w_.data() + layer.v, kv_width, v.data());
-    add_qkv_bias(layer, n, q.data(), k.data(), v.data());
-  });
+  std::vector<double> q, k, v;
+  timed(kQkv, [&] { project_attention_inputs(layer, h, q, k, v); });
   timed(kAttention, [&] {
     mixed.assign(static_cast<std::size_t>(n * heads * D), 0.0);
     std::int64_t row = 0;
@@ -64,15 +94,8 @@ void ReferenceEngine::step_kda(const Layer& layer, std::size_t l, const std::vec
                                const std::vector<double>& h, std::vector<double>& mixed) {
   const std::int64_t H = model_.hidden, D = model_.head_dim, heads = model_.heads, width = heads * D;
   const auto n = static_cast<std::int64_t>(h.size()) / H;
-  std::vector<double> q(static_cast<std::size_t>(n * width)), k(q.size()), v(q.size()), f(q.size()),
-      b(static_cast<std::size_t>(n * heads));
-  timed(kQkv, [&] {
-    project(h.data(), n, H, w_.data() + layer.q, width, q.data());
-    project(h.data(), n, H, w_.data() + layer.k, width, k.data());
-    project(h.data(), n, H, w_.data() + layer.v, width, v.data());
-    project(h.data(), n, H, w_.data() + layer.f, width, f.data());
-    project(h.data(), n, H, w_.data() + layer.b, heads, b.data());
-  });
+  std::vector<double> q, k, v, f, b;
+  timed(kQkv, [&] { project_kda_inputs(layer, h, q, k, v, f, b); });
   timed(kKda, [&] {
     mixed.assign(static_cast<std::size_t>(n * width), 0.0);
     std::int64_t row = 0;
@@ -109,12 +132,7 @@ std::vector<double> ReferenceEngine::step_blocked(const std::vector<SeqDesc>& se
       project(mixed.data(), n, static_cast<std::int64_t>(mixed.size()) / n, w_.data() + layer.o, H, x.data(), true);
     });
     timed(kNorm, [&] { norm_rows(x, w_.data() + layer.post_norm, model_.norm_eps, H, h); });
-    timed(kMlp, [&] {
-      project(h.data(), n, H, w_.data() + layer.gate, F, gate.data());
-      project(h.data(), n, H, w_.data() + layer.up, F, up.data());
-      reference_blas::swiglu(gate, up);
-      project(gate.data(), n, F, w_.data() + layer.down, H, x.data(), true);
-    });
+    timed(kMlp, [&] { mlp_residual(layer, h, gate, up, x); });
   }
   const auto S = static_cast<std::int64_t>(seqs.size());
   std::vector<double> last(static_cast<std::size_t>(S * H)), logits(static_cast<std::size_t>(S * V));

@@ -25,14 +25,10 @@ std::size_t total_tokens(std::span<const ForcedSequence> seqs) {
 
 void ReferenceEngine::forced_attention(const Layer& layer, std::span<const ForcedSequence> seqs,
                                        const std::vector<double>& h, std::vector<double>& mixed) const {
-  const std::int64_t H = model_.hidden, D = model_.head_dim, heads = model_.heads, kvh = model_.kv_heads;
+  const std::int64_t D = model_.head_dim, heads = model_.heads, kvh = model_.kv_heads;
   const std::int64_t n = static_cast<std::int64_t>(total_tokens(seqs)), kv_width = kvh * D;
-  std::vector<double> q(static_cast<std::size_t>(n * heads * D)), k(static_cast<std::size_t>(n * kv_width)),
-      v(k.size());
-  project(h.data(), n, H, w_.data() + layer.q, heads * D, q.data());
-  project(h.data(), n, H, w_.data() + layer.k, kv_width, k.data());
-  project(h.data(), n, H, w_.data() + layer.v, kv_width, v.data());
-  add_qkv_bias(layer, n, q.data(), k.data(), v.data());
+  std::vector<double> q, k, v;
+  project_attention_inputs(layer, h, q, k, v);
   mixed.assign(static_cast<std::size_t>(n * heads * D), 0.0);
   std::int64_t first = 0;  // the sequence's first token row
   for (const auto& s : seqs) {
@@ -57,15 +53,10 @@ void ReferenceEngine::forced_attention(const Layer& layer, std::span<const Force
 
 void ReferenceEngine::forced_kda(const Layer& layer, std::span<const ForcedSequence> seqs, const std::vector<double>& h,
                                  std::vector<double>& mixed) const {
-  const std::int64_t H = model_.hidden, D = model_.head_dim, heads = model_.heads, width = heads * D;
+  const std::int64_t D = model_.head_dim, heads = model_.heads, width = heads * D;
   const auto n = static_cast<std::int64_t>(total_tokens(seqs));
-  std::vector<double> q(static_cast<std::size_t>(n * width)), k(q.size()), v(q.size()), f(q.size()),
-      b(static_cast<std::size_t>(n * heads));
-  project(h.data(), n, H, w_.data() + layer.q, width, q.data());
-  project(h.data(), n, H, w_.data() + layer.k, width, k.data());
-  project(h.data(), n, H, w_.data() + layer.v, width, v.data());
-  project(h.data(), n, H, w_.data() + layer.f, width, f.data());
-  project(h.data(), n, H, w_.data() + layer.b, heads, b.data());
+  std::vector<double> q, k, v, f, b;
+  project_kda_inputs(layer, h, q, k, v, f, b);
   mixed.assign(static_cast<std::size_t>(n * width), 0.0);
   std::vector<double> state(static_cast<std::size_t>(heads * D * D));
   std::int64_t row = 0;
@@ -106,10 +97,7 @@ std::vector<std::vector<double>> ReferenceEngine::teacher_forced(std::span<const
       forced_kda(layer, seqs, h, mixed);
     project(mixed.data(), n, static_cast<std::int64_t>(mixed.size()) / n, w_.data() + layer.o, H, x.data(), true);
     norm_rows(x, w_.data() + layer.post_norm, model_.norm_eps, H, h);
-    project(h.data(), n, H, w_.data() + layer.gate, F, gate.data());
-    project(h.data(), n, H, w_.data() + layer.up, F, up.data());
-    reference_blas::swiglu(gate, up);
-    project(gate.data(), n, F, w_.data() + layer.down, H, x.data(), true);
+    mlp_residual(layer, h, gate, up, x);
   }
   std::vector<std::vector<double>> out;
   std::int64_t first = 0;

@@ -72,6 +72,16 @@ class ReferenceEngine {
   void reset(Slot& slot) const;
   // With qkv_bias: each of `rows` rows of q, k and v gets its projection's bias added.
   void add_qkv_bias(const Layer& layer, std::int64_t rows, double* q, double* k, double* v) const;
+  // Many token rows at once (step_blocked and teacher_forced alike), each projection one dgemm: an attention layer's
+  // q, k and v (biases added) from the normalised rows h, and a KDA layer's q, k, v, f and b.
+  void project_attention_inputs(const Layer& layer, const std::vector<double>& h, std::vector<double>& q,
+                                std::vector<double>& k, std::vector<double>& v) const;
+  void project_kda_inputs(const Layer& layer, const std::vector<double>& h, std::vector<double>& q,
+                          std::vector<double>& k, std::vector<double>& v, std::vector<double>& f,
+                          std::vector<double>& b) const;
+  // x += W_down (SiLU(W_gate h) * W_up h) for every row of h; gate and up are scratch of rows x mlp_hidden.
+  void mlp_residual(const Layer& layer, const std::vector<double>& h, std::vector<double>& gate,
+                    std::vector<double>& up, std::vector<double>& x) const;
   std::vector<double> step_blocked(const std::vector<SeqDesc>& seqs, const std::vector<std::int32_t>& tokens);
   void step_attention(const Layer& layer, std::size_t l, const std::vector<SeqDesc>& seqs, const std::vector<double>& h,
                       std::vector<double>& mixed);
