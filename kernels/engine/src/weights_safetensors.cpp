@@ -140,24 +140,35 @@ Weights load_safetensors(const std::string& path, const jobs::ModelSpec& model) 
   return load_safetensors_files({path}, model, "weights file " + path);
 }
 
-void check_safetensors_files(const std::vector<std::string>& paths, const jobs::ModelSpec& model,
-                             const std::string& shown) {
-  std::vector<TensorInfo> found;  // every file's tensors, to check the union
+namespace {
+
+// Every file's header read and the union of their tensors checked against the model's; the files stay open for
+// the copy, so a load parses each header once.
+std::vector<SafetensorsFile> open_checked(const std::vector<std::string>& paths, const jobs::ModelSpec& model,
+                                          const std::string& shown) {
+  std::vector<SafetensorsFile> files;
+  std::vector<TensorInfo> found;
   for (const std::string& path : paths) {
-    const SafetensorsFile file(path);
-    found.insert(found.end(), file.tensors().begin(), file.tensors().end());
+    files.emplace_back(path);
+    found.insert(found.end(), files.back().tensors().begin(), files.back().tensors().end());
   }
   check_file_tensors(shown, tensor_list(model), found);
+  return files;
+}
+
+}  // namespace
+
+void check_safetensors_files(const std::vector<std::string>& paths, const jobs::ModelSpec& model,
+                             const std::string& shown) {
+  open_checked(paths, model, shown);
 }
 
 Weights load_safetensors_files(const std::vector<std::string>& paths, const jobs::ModelSpec& model,
                                const std::string& shown) {
-  check_safetensors_files(paths, model, shown);
+  std::vector<SafetensorsFile> files = open_checked(paths, model, shown);
   Weights w = empty_weights(model);
-  for (const std::string& path : paths) {
-    SafetensorsFile file(path);
+  for (SafetensorsFile& file : files)
     for (std::size_t i = 0; i < file.tensors().size(); ++i) file.copy(i, w.tensor(file.tensors()[i].name));
-  }
   return w;
 }
 

@@ -63,7 +63,7 @@ void* load_entry(const std::string& path, const std::string& symbol, const std::
   // A session and process group of its own: stopped between calls, it would otherwise die of (or be woken by) the
   // SIGHUP and SIGCONT the kernel sends a stopped group that becomes orphaned, whenever whatever linked the harness's
   // group to its session exits; and it has no controlling terminal to read or push keystrokes into. It still dies
-  // with the harness (PR_SET_PDEATHSIG above).
+  // with the harness: PR_SET_PDEATHSIG above, armed again by confine_candidate_process after the change of user.
   ::setsid();
   wipe_secrets();
   if (::dup2(a.command_fd, kCommandFd) < 0 || ::dup2(a.reply_fd, kReplyFd) < 0) ::_exit(126);
