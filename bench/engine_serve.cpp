@@ -198,15 +198,18 @@ int main(int argc, char** argv) try {
     concurrencies.push_back(std::stoll(item));
   }
 
-  Weights weights = load_weights(model);
-  if (!weights_out.empty()) write_safetensors(weights_out, weights);
-  const WorkloadTrace base_trace = make_trace(workload, model.vocab);
-  if (!trace_out.empty()) write_trace(trace_out, base_trace, model.vocab);
-
   jobs::Candidate candidate;
   candidate.family = "engine";
   candidate.backend = "host";
   candidate.genome = jobs::Genome::from_text(genome_text);
+  // The model rounded to the precision the genome declares (docs/engines.md, "Precisions"): what the engine, the
+  // reference and, through --weights-out, the peers serve.
+  Weights weights = load_weights(model);
+  round_weights(weights, weights_from_genome(candidate.genome));
+  if (!weights_out.empty()) write_safetensors(weights_out, weights);
+  const WorkloadTrace base_trace = make_trace(workload, model.vocab);
+  if (!trace_out.empty()) write_trace(trace_out, base_trace, model.vocab);
+
   if (!source_file.empty()) {
     std::ifstream in(source_file);
     if (!in) throw std::runtime_error("cannot read " + source_file);
@@ -233,9 +236,9 @@ int main(int argc, char** argv) try {
       << ",\"tied_embeddings\":" << (model.tied_embeddings ? "true" : "false") << ",\"rope_theta\":" << model.rope_theta
       << ",\"qkv_bias\":" << (model.qkv_bias ? "true" : "false") << ",\"norm_eps\":" << model.norm_eps
       << ",\"weight_seed\":" << model.weight_seed << "}";
-  out << ",\"engine\":{\"genome\":" << jobs::json_string(genome_text) << ",\"source\":\""
-      << (source_file.empty() ? "rendered" : "file") << "\",\"max_batch\":" << policy.max_batch
-      << ",\"prefill_chunk\":" << policy.prefill_chunk << "},\"runs\":[";
+  out << ",\"engine\":{\"genome\":" << jobs::json_string(genome_text) << ",\"weights\":\""
+      << precision_name(weights.precision) << "\",\"source\":\"" << (source_file.empty() ? "rendered" : "file")
+      << "\",\"max_batch\":" << policy.max_batch << ",\"prefill_chunk\":" << policy.prefill_chunk << "},\"runs\":[";
   for (std::size_t i = 0; i < concurrencies.size(); ++i) {
     jobs::WorkloadSpec w = workload;
     w.concurrency = concurrencies[i];

@@ -44,9 +44,15 @@ def parse_args(argv):
     p.add_argument("--rope-theta", dest="rope_theta", type=float, default=10000.0)
     p.add_argument("--norm-eps", dest="norm_eps", type=float, default=1e-5)
     p.add_argument("--untied", action="store_true", help="an LM head of its own (default: tied to the embedding)")
-    p.add_argument("--weights", help="serve this weights file (safetensors or HDF5) instead of random weights")
+    p.add_argument("--weights-file", dest="weights",
+                   help="serve this weights file (safetensors or HDF5) instead of random weights")
+    p.add_argument("--model", help="a Hugging Face model folder (docs/engines.md, 'Model folders'): its config.json "
+                                   "and weights replace the size options")
     p.add_argument("--genome", action="append", help="kforge engine genome (canonical text); repeat for several")
     p.add_argument("--source", help="kforge engine source file (its batching policy from the first --genome)")
+    p.add_argument("--weights", dest="precision", choices=["fp32", "bf16", "int8"], default="fp32",
+                   help="the precision every engine serves (docs/engines.md, 'Precisions'): kforge's genomes get "
+                        "weights=P, llama.cpp F32 / BF16 / Q8_0, PyTorch fp32 / bf16 (none for int8)")
     p.add_argument("--concurrency", default="1,8")
     p.add_argument("--threads", type=int, default=2, help="threads for the peers (torch, llama.cpp)")
     p.add_argument("--runs", type=int, default=1,
@@ -74,8 +80,11 @@ def apply_campaign(args):
     args.head_dim = model.get("head_dim", args.hidden // args.heads)
     args.weight_seed = model.get("seed", args.weight_seed)
     args.untied = not model.get("tied_embeddings", True)
+    here = os.path.dirname(os.path.abspath(args.campaign))
     if model.get("weights"):
-        args.weights = os.path.join(os.path.dirname(os.path.abspath(args.campaign)), model["weights"])
+        args.weights = os.path.join(here, model["weights"])
+    if model.get("path"):
+        args.model = os.path.join(here, model["path"])
     args.trace_seed = workload.get("seed", args.trace_seed)
     args.requests = workload.get("requests", args.requests)
     for key, dest in (("prompt_tokens", "prompt"), ("output_tokens", "output")):
@@ -86,7 +95,13 @@ def apply_campaign(args):
             setattr(args, dest + "_max", hi)
 
 
+def with_precision(genome, precision):
+    """The genome with weights=precision, unless it names its own."""
+    return genome if "weights=" in genome else f'{genome};weights="{precision}"'
+
+
 def engine_serve(args, work, genome, first):
+    genome = with_precision(genome, args.precision)
     cmd = [os.path.join(args.build, "bin", "engine_serve"), "--concurrency", args.concurrency,
            "--runs", str(args.runs), "--genome", genome]
     for key in ["layers", "hidden", "heads", "kv_heads", "head_dim", "mlp_hidden", "vocab", "weight_seed",
@@ -97,6 +112,8 @@ def engine_serve(args, work, genome, first):
         cmd.append("--untied")
     if args.weights:
         cmd += ["--weights", args.weights]
+    if args.model:
+        cmd += ["--model", args.model]
     if args.source:
         cmd += ["--source", args.source]
     if first:
@@ -148,26 +165,33 @@ def torch_peer(args, trace, tensors, cfg, reference, ref_logits, concurrencies):
     import torch
 
     from peers.llama_torch import TorchLlama
+    if args.precision == "int8":
+        raise NotImplementedError("PyTorch eager has no int8 weight-only CPU path its users run (llama.cpp Q8_0 is "
+                                  "the int8 peer)")
+    dtype = torch.bfloat16 if args.precision == "bf16" else torch.float32
     torch.set_num_threads(args.threads)
     max_ctx = max(len(r["prompt"]) + r["output_tokens"] for r in trace["requests"])
-    return run_peer("pytorch-eager", lambda c: TorchLlama(cfg, tensors, c, max_ctx), trace, reference, ref_logits,
-                    concurrencies, args.runs, lambda row: int(torch.argmax(row)))
+    return run_peer("pytorch-eager" + ("-bf16" if args.precision == "bf16" else ""),
+                    lambda c: TorchLlama(cfg, tensors, c, max_ctx, dtype), trace, reference, ref_logits,
+                    concurrencies, args.runs, lambda row: int(torch.argmax(row.float())))
 
 
 def llama_cpp_peers(args, work, trace, tensors, cfg, reference, ref_logits, concurrencies):
     """llama.cpp twice: with its default fp16 KV cache (what its users run) and with an fp32 one (kforge's
-    precision); the weights are F32 in both."""
+    precision); the weights F32, BF16 or Q8_0 (--weights) in both."""
     import numpy as np
 
-    from peers.llama_gguf import LlamaCpp, write_gguf
+    from peers.llama_gguf import GGUF_TYPES, LlamaCpp, write_gguf
     max_ctx = max(len(r["prompt"]) + r["output_tokens"] for r in trace["requests"])
-    path = os.path.join(work, "model-f32.gguf")
-    write_gguf(path, cfg, tensors, max_ctx)
+    gguf_type = GGUF_TYPES[args.precision][0]
+    path = os.path.join(work, f"model-{gguf_type.lower()}.gguf")
+    suffix = "" if args.precision == "fp32" else "-" + gguf_type  # llama.cpp-BF16, llama.cpp-Q8_0
+    write_gguf(path, cfg, tensors, max_ctx, args.precision)
     step_tokens = max(min(len(r["prompt"]), PEER_POLICY.prefill_chunk) for r in trace["requests"]) * \
         max(concurrencies)
     return [run_peer(name, lambda c, f32=f32: LlamaCpp(path, cfg, c, max_ctx, step_tokens, args.threads, f32), trace,
                      reference, ref_logits, concurrencies, args.runs, lambda row: int(np.argmax(row)))
-            for name, f32 in (("llama.cpp", False), ("llama.cpp-f32kv", True))]
+            for name, f32 in ((f"llama.cpp{suffix}", False), (f"llama.cpp{suffix}-f32kv", True))]
 
 
 def report(args, kforge_runs, peers, skipped, concurrencies):
@@ -179,7 +203,7 @@ def report(args, kforge_runs, peers, skipped, concurrencies):
             ratios[f"kforge/{p['name']}@{r['concurrency']}"] = best[r["concurrency"]]["output_tokens_per_s"] / \
                 r["output_tokens_per_s"]
     return {"schema_version": 1, "benchmark": "engine_vs_peers", "context": kforge_runs[0]["context"],
-            "model": kforge_runs[0]["model"], "threads": args.threads,
+            "model": kforge_runs[0]["model"], "threads": args.threads, "weights": args.precision,
             "kforge": [{"genome": e["engine"]["genome"], "runs": e["runs"]} for e in kforge_runs],
             "best_kforge_tokens_per_s": {str(c): best[c]["output_tokens_per_s"] for c in concurrencies},
             "peers": peers, "skipped": skipped, "ratios": ratios}
@@ -220,11 +244,11 @@ def main(argv):
         for r in e["runs"]:
             r["tokens_vs_reference"] = token_agreement(r.pop("outputs"), reference)
     trace = load_trace(os.path.join(work, "trace.json"))
-    cfg = {k: getattr(args, k) for k in MODEL_KEYS}
+    cfg = {k: kforge_runs[0]["model"][k] for k in MODEL_KEYS}  # as engine_serve read them (a model folder's too)
     import numpy as np
     from safetensors.numpy import load_file
     tensors = load_file(os.path.join(work, "weights.safetensors"))
-    ref_logits = np.fromfile(os.path.join(work, "reference_logits.f64"), np.float64).reshape(-1, args.vocab)
+    ref_logits = np.fromfile(os.path.join(work, "reference_logits.f64"), np.float64).reshape(-1, cfg["vocab"])
     peers, skipped = [], {}
     wanted = args.peers.split(",")
     for name, fn in [("torch", lambda: [torch_peer(args, trace, tensors, cfg, reference, ref_logits,
@@ -237,6 +261,8 @@ def main(argv):
             peers.extend(fn())
         except ImportError as e:
             skipped[name] = f"not installed: {e}"
+        except NotImplementedError as e:
+            skipped[name] = str(e)
         except Exception as e:  # a peer that fails is reported as such; the others still are
             skipped[name] = f"failed: {type(e).__name__}: {e}"
     result = report(args, kforge_runs, peers, skipped, concurrencies)

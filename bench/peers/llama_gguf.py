@@ -1,4 +1,5 @@
-"""llama.cpp as a peer: kforge's safetensors weights converted to GGUF (F32, architecture "llama") and served
+"""llama.cpp as a peer: kforge's safetensors weights converted to GGUF (architecture "llama"; matrices in F32, BF16
+or Q8_0 as gguf-py's own quantizer writes them, norms F32) and served
 through llama-cpp-python's low-level API (llama_decode over a batch of sequences, one llama.cpp sequence id per
 slot), so it sees exactly the prompts and steps the serving loop gives every engine.
 
@@ -26,8 +27,23 @@ GGUF_NAMES = {"input_layernorm.weight": "attn_norm.weight", "self_attn.q_proj.we
               "mlp.down_proj.weight": "ffn_down.weight"}
 
 
-def write_gguf(path, cfg, tensors, context_length):
+# The GGUF type of the matrices for each kforge weight precision (docs/engines.md, "Precisions"): the llama.cpp
+# file type people serve at that size (Q8_0: blocks of 32 weights with one fp16 scale each).
+GGUF_TYPES = {"fp32": ("F32", "ALL_F32"), "bf16": ("BF16", "MOSTLY_BF16"), "int8": ("Q8_0", "MOSTLY_Q8_0")}
+
+
+def write_gguf(path, cfg, tensors, context_length, precision="fp32"):
     import gguf
+    qname, file_type = GGUF_TYPES[precision]
+    qtype = getattr(gguf.GGMLQuantizationType, qname)
+
+    def add(name, data):
+        data = np.ascontiguousarray(data, np.float32)
+        if data.ndim == 2 and qname != "F32":
+            w.add_tensor(name, gguf.quants.quantize(data, qtype), raw_shape=data.shape, raw_dtype=qtype)
+        else:
+            w.add_tensor(name, data)
+
     w = gguf.GGUFWriter(path, "llama")
     w.add_name("kforge-engine-vs-peers")
     w.add_context_length(context_length)
@@ -42,7 +58,7 @@ def write_gguf(path, cfg, tensors, context_length):
     w.add_layer_norm_rms_eps(cfg["norm_eps"])
     w.add_rope_freq_base(cfg["rope_theta"])
     w.add_vocab_size(cfg["vocab"])
-    w.add_file_type(gguf.LlamaFileType.ALL_F32)
+    w.add_file_type(getattr(gguf.LlamaFileType, file_type))
     vocab = cfg["vocab"]
     tokens = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)]
     types = [gguf.TokenType.UNKNOWN, gguf.TokenType.CONTROL, gguf.TokenType.CONTROL] + [gguf.TokenType.BYTE] * 256
@@ -57,7 +73,7 @@ def write_gguf(path, cfg, tensors, context_length):
     w.add_bos_token_id(min(1, vocab - 1))
     w.add_eos_token_id(min(2, vocab - 1))
     w.add_add_bos_token(False)
-    w.add_tensor("token_embd.weight", np.ascontiguousarray(tensors["model.embed_tokens.weight"], np.float32))
+    add("token_embd.weight", tensors["model.embed_tokens.weight"])
     for layer in range(cfg["layers"]):
         for hf, gg in GGUF_NAMES.items():
             data = np.asarray(tensors[f"model.layers.{layer}.{hf}"], np.float32)
@@ -65,10 +81,10 @@ def write_gguf(path, cfg, tensors, context_length):
                 data = permute(data, cfg["heads"], cfg["heads"])
             elif hf == "self_attn.k_proj.weight":
                 data = permute(data, cfg["heads"], cfg["kv_heads"])
-            w.add_tensor(f"blk.{layer}.{gg}", np.ascontiguousarray(data))
-    w.add_tensor("output_norm.weight", np.ascontiguousarray(tensors["model.norm.weight"], np.float32))
+            add(f"blk.{layer}.{gg}", data)
+    add("output_norm.weight", tensors["model.norm.weight"])
     if "lm_head.weight" in tensors:  # tied: llama.cpp reuses token_embd when "output" is absent
-        w.add_tensor("output.weight", np.ascontiguousarray(tensors["lm_head.weight"], np.float32))
+        add("output.weight", tensors["lm_head.weight"])
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
@@ -84,7 +100,7 @@ def _api(lib, *names):
 
 
 class LlamaCpp:
-    """llama.cpp behind the serving loop's step(): slot s is llama.cpp sequence s; fp32 weights; the KV cache in
+    """llama.cpp behind the serving loop's step(): slot s is llama.cpp sequence s; the GGUF's weights; the KV cache in
     fp32 (kv_f32) or in llama.cpp's default fp16; every other context setting is llama.cpp's default."""
 
     def __init__(self, gguf_path, cfg, max_slots, max_context, max_step_tokens, threads, kv_f32=True,

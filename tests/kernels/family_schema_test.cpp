@@ -43,6 +43,11 @@ void expect_parameters_agree(const FamilySchema& s, const jobs::Genome& valid, P
       EXPECT_THROW(parse(g), std::invalid_argument);
       g.params[p.name] = std::int64_t{1};
       EXPECT_THROW(parse(g), std::invalid_argument);
+      g.params.erase(p.name);
+      if (p.optional())
+        EXPECT_NO_THROW(parse(g));  // an optional parameter: the template's default
+      else
+        EXPECT_THROW(parse(g), std::invalid_argument);
       continue;
     }
     if (!p.int_choices.empty()) {
@@ -67,7 +72,7 @@ void expect_parameters_agree(const FamilySchema& s, const jobs::Genome& valid, P
     g.params[p.name] = std::string("16");
     EXPECT_THROW(parse(g), std::invalid_argument);
     g.params.erase(p.name);
-    if (p.default_value)
+    if (p.optional())
       EXPECT_NO_THROW(parse(g));  // an optional parameter: the template's default
     else
       EXPECT_THROW(parse(g), std::invalid_argument);  // every other schema parameter is required
@@ -145,18 +150,23 @@ TEST(HostFamilySchema, EngineParametersAgreeWithTheTemplate) {
   FamilySchema only_vec = s;
   std::erase_if(only_vec.parameters, [](const ParameterSchema& p) { return p.name != "VEC"; });
   expect_parameters_agree(only_vec, valid, parse_engine);
-  // The optional ones (KDA_*) and only they have defaults, the template's own for a genome that leaves them out.
+  // The optional ones (KDA_*, weights) and only they have defaults, the template's own for a genome that leaves them
+  // out.
   const engine::EngineTemplateParams defaults = engine::engine_params_from_genome(valid);
   const std::map<std::string, int> template_defaults = {{"KDA_CHUNK", defaults.kda.CHUNK},
                                                         {"KDA_DV_TILE", defaults.kda.DV_TILE},
                                                         {"KDA_UNROLL", defaults.kda.UNROLL},
                                                         {"KDA_VEC", defaults.kda.VEC}};
   std::vector<std::string> optional;
-  for (const auto& p : s.parameters)
+  for (const auto& p : s.parameters) {
     if (p.default_value) {
-      optional.push_back(p.name);
       EXPECT_EQ(*p.default_value, template_defaults.at(p.name)) << p.name;
     }
+    if (p.default_string) {
+      EXPECT_EQ(*p.default_string, engine::precision_name(defaults.weights)) << p.name;
+    }
+    if (p.optional()) optional.push_back(p.name);
+  }
   EXPECT_EQ(optional, engine::engine_optional_param_names());
 }
 

@@ -47,20 +47,23 @@ std::string ms(double v) {
 
 }  // namespace
 
-double weight_bytes_per_step(const jobs::ModelSpec& model) {
-  double weights = 0.0;
-  for (const TensorInfo& t : tensor_list(model)) weights += static_cast<double>(t.elements());
-  if (!model.tied_embeddings) weights -= static_cast<double>(model.vocab) * static_cast<double>(model.hidden);
-  return 4.0 * weights;
+double weight_bytes_per_step(const jobs::ModelSpec& model, WeightPrecision precision) {
+  const double matrix_bytes = bytes_per_weight(precision);
+  double bytes = 0.0;
+  for (const TensorInfo& t : tensor_list(model))
+    bytes += static_cast<double>(t.elements()) * (t.shape.size() == 2 ? matrix_bytes : 4.0);
+  if (!model.tied_embeddings)
+    bytes -= static_cast<double>(model.vocab) * static_cast<double>(model.hidden) * matrix_bytes;
+  return bytes;
 }
 
-double least_bytes_read(const jobs::ModelSpec& model, const ServingResult& run) {
+double least_bytes_read(const jobs::ModelSpec& model, const ServingResult& run, WeightPrecision precision) {
   std::int64_t attention = 0;
   for (std::int64_t l = 0; l < model.layers; ++l) attention += is_attention_layer(model, l) ? 1 : 0;
   const std::int64_t kda = model.layers - attention;
   const double kv_bytes_per_position = 2.0 * 4.0 * static_cast<double>(model.kv_heads * model.head_dim * attention);
   const double state_bytes = 4.0 * static_cast<double>(model.heads * model.head_dim * model.head_dim * kda);
-  return weight_bytes_per_step(model) * static_cast<double>(run.steps) +
+  return weight_bytes_per_step(model, precision) * static_cast<double>(run.steps) +
          kv_bytes_per_position * static_cast<double>(run.positions_read) +
          state_bytes * static_cast<double>(run.sequence_steps);
 }
@@ -110,12 +113,12 @@ double measure_read_bandwidth(std::size_t bytes, int threads) {
   return best_s > 0.0 ? static_cast<double>(lanes * sizeof(Lane)) / best_s : 0.0;
 }
 
-std::string beyond_physical_floor(const jobs::ModelSpec& model, std::span<const ServingResult> runs,
-                                  double bytes_per_s) {
+std::string beyond_physical_floor(const jobs::ModelSpec& model, std::span<const ServingResult> runs, double bytes_per_s,
+                                  WeightPrecision precision) {
   if (bytes_per_s <= 0.0) return "";
   std::string all, beyond;
   for (std::size_t r = 0; r < runs.size(); ++r) {
-    const double bytes = least_bytes_read(model, runs[r]);
+    const double bytes = least_bytes_read(model, runs[r], precision);
     const double floor_ms = bytes / bytes_per_s * 1e3;
     all += (r ? ", " : "") + ms(runs[r].total_ms);
     if (!beyond.empty() || runs[r].total_ms * kFloorMargin >= floor_ms) continue;
@@ -131,9 +134,10 @@ std::string beyond_physical_floor(const jobs::ModelSpec& model, std::span<const 
   return beyond.empty() ? "" : "faster than physically possible: " + beyond + "; every timed run: " + all;
 }
 
-double bandwidth_fraction(const jobs::ModelSpec& model, const ServingResult& run, double bytes_per_s) {
+double bandwidth_fraction(const jobs::ModelSpec& model, const ServingResult& run, double bytes_per_s,
+                          WeightPrecision precision) {
   if (bytes_per_s <= 0.0 || run.total_ms <= 0.0) return 0.0;
-  return least_bytes_read(model, run) / bytes_per_s * 1e3 / run.total_ms;
+  return least_bytes_read(model, run, precision) / bytes_per_s * 1e3 / run.total_ms;
 }
 
 }  // namespace kforge::kernels::engine

@@ -160,13 +160,15 @@ TimeResult judge_served(const ServedRuns& served, const jobs::EngineSpec& e, con
   const ServingResult& run = median_run(served);
   result.metrics = metrics_of(run, static_cast<std::size_t>(e.workload.requests), v.peak_memory_mib);
   result.metrics.push_back({"checked_requests", "requests", static_cast<double>(served.checked_requests)});
-  result.metrics.push_back({"memory_bandwidth_fraction", "1", bandwidth_fraction(e.model, run, v.memory_bytes_per_s)});
+  result.metrics.push_back(
+      {"memory_bandwidth_fraction", "1", bandwidth_fraction(e.model, run, v.memory_bytes_per_s, weights.precision)});
   result.metrics.push_back({"node_read_bandwidth", "GB/s", v.memory_bytes_per_s / 1e9});
   // What keeping the engine honest cost beside the script and the timed serving itself (bench/engine_checks_cost.py).
   result.metrics.push_back({"envelope_ms", "ms", v.envelope_ms});
   result.metrics.push_back({"run_checks_ms", "ms", served.check_ms});
   result.metrics.push_back({"fresh_engine_ms", "ms", served.fresh_engine_ms});
-  if (std::string floor = beyond_physical_floor(e.model, served.runs, v.memory_bytes_per_s); !floor.empty()) {
+  if (std::string floor = beyond_physical_floor(e.model, served.runs, v.memory_bytes_per_s, weights.precision);
+      !floor.empty()) {
     result.status = jobs::Status::cheat_detected;
     result.evidence = floor;
   } else if (auto evidence = beyond_physical_ceiling(

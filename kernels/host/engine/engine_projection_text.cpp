@@ -129,35 +129,7 @@ void parallel_each(i64 n, F&& f) {
 
 std::string engine_projections() {
   return R"ENG(
-// ---- projections on the gemm family's kernel. A Linear holds W [out][in] (Hugging Face's layout) or, prepacked,
-// W^T cut into ceil(out / NR) panels of NR columns, each k-major ([in][NR], zero padded): the layout the gemm
-// kernel packs B into, made once at init so that no call packs or transposes a weight.
-struct Linear {
-  i64 in = 0, out = 0;
-  std::vector<float> w;
-};
-
-// Several [out_i][in] tensors concatenated along out (a fused projection), each column scaled by gamma (fold_norm).
-Linear make_linear(const std::vector<const float*>& parts, const std::vector<i64>& outs, i64 in, const float* gamma) {
-  Linear l;
-  l.in = in;
-  for (i64 o : outs) l.out += o;
-  std::vector<float> rows(static_cast<std::size_t>(l.out * in));
-  i64 row = 0;
-  for (std::size_t p = 0; p < parts.size(); ++p)
-    for (i64 o = 0; o < outs[p]; ++o, ++row)
-      for (i64 i = 0; i < in; ++i) rows[row * in + i] = parts[p][o * in + i] * (gamma ? gamma[i] : 1.0f);
-  if constexpr (PREPACK) {
-    const i64 panels = (l.out + NR - 1) / NR;
-    l.w.assign(static_cast<std::size_t>(panels * in * NR), 0.0f);
-    for (i64 o = 0; o < l.out; ++o)
-      for (i64 i = 0; i < in; ++i) l.w[(o / NR) * in * NR + i * NR + o % NR] = rows[o * in + i];
-  } else {
-    l.w = std::move(rows);
-  }
-  return l;
-}
-
+// ---- projections on the gemm family's kernel (the Linears of engine_weights_text.cpp).
 // The prepacked path: the gemm family's register tile (MR rows x NR columns in NV vectors, the k loop unrolled
 // UNROLL times) run over R rows of the activations, read in place, and P panels side by side. P gives a tile of
 // few rows (a decode step's) enough independent accumulators to hide the FMA latency.
@@ -167,12 +139,18 @@ constexpr int OUT_TILE = MR * P_FULL > P_ONE ? MR * P_FULL * NR : P_ONE * NR;
 
 template <int R, int P>
 __attribute__((always_inline)) inline void panel_step(vf (&acc)[R][P][NV], const float* __restrict a, i64 lda,
-                                                      const float* __restrict b, i64 panel_stride) {
+                                                      const Stored* __restrict b, i64 panel_stride) {
   vf bv[P][NV];
 #pragma GCC unroll 64
-  for (int p = 0; p < P; ++p)
+  for (int p = 0; p < P; ++p) {
+    int v = 0;
+    if constexpr (WEIGHTS == 1) {  // bf16: vectors in interleaved pairs (panel_position)
 #pragma GCC unroll 64
-    for (int v = 0; v < NV; ++v) bv[p][v] = load(b + p * panel_stride + v * VEC);
+      for (; v + 1 < NV; v += 2) load_bf16_pair(b + p * panel_stride + v * VEC, bv[p][v], bv[p][v + 1]);
+    }
+#pragma GCC unroll 64
+    for (; v < NV; ++v) bv[p][v] = load_w(b + p * panel_stride + v * VEC);
+  }
 #pragma GCC unroll 64
   for (int r = 0; r < R; ++r) {
     const float ar = a[r * lda];
@@ -183,10 +161,11 @@ __attribute__((always_inline)) inline void panel_step(vf (&acc)[R][P][NV], const
   }
 }
 
-// out[R][P * NR] = a[R][K] (row stride lda) times the P panels at b.
+// out[R][P * NR] = a[R][K] (row stride lda) times the P panels at b; int8: each column then times its scale (sc:
+// the first panel's NR scales, the next panels' after them).
 template <int R, int P>
-__attribute__((noinline)) void panel_block(i64 K, const float* __restrict a, i64 lda, const float* __restrict b,
-                                           float* __restrict out) {
+__attribute__((noinline)) void panel_block(i64 K, const float* __restrict a, i64 lda, const Stored* __restrict b,
+                                           const float* __restrict sc, float* __restrict out) {
   vf acc[R][P][NV] = {};
   const i64 stride = K * NR;
   i64 k = 0;
@@ -200,7 +179,10 @@ __attribute__((noinline)) void panel_block(i64 K, const float* __restrict a, i64
 #pragma GCC unroll 64
     for (int p = 0; p < P; ++p)
 #pragma GCC unroll 64
-      for (int v = 0; v < NV; ++v) store(out + (r * P + p) * NR + v * VEC, acc[r][p][v]);
+      for (int v = 0; v < NV; ++v) {
+        if constexpr (WEIGHTS == 2) acc[r][p][v] *= load(sc + p * NR + v * VEC);
+        store(out + (r * P + p) * NR + v * VEC, acc[r][p][v]);
+      }
 }
 
 std::vector<float> xt_buffer, yt_buffer;  // the unpacked path's transposed activations
@@ -213,8 +195,9 @@ void matmul(const Linear& l, const float* x, i64 M, float* y, i64 ldy, const flo
     float& dst = y[r * ldy + c];
     dst = residual ? dst + s : s;
   };
-  if constexpr (PREPACK) {  // panels split between the threads; each tile's outputs go straight through the epilogue
-    const float* w = l.w.data();
+  if constexpr (PANELS) {  // panels split between the threads; each tile's outputs go straight through the epilogue
+    const Stored* w = l.w.data();
+    auto sc = [&](i64 panel) { return WEIGHTS == 2 ? l.scale.data() + panel * NR : nullptr; };
     parallel_for((N + NR - 1) / NR, [&](i64 p0, i64 p1) {
       alignas(64) float out[OUT_TILE];
       auto emit = [&](i64 r0, int rows, i64 panel, int panels) {
@@ -228,21 +211,21 @@ void matmul(const Linear& l, const float* x, i64 M, float* y, i64 ldy, const flo
         for (; r + MR <= M; r += MR) {
           i64 p = g;
           for (; p + P_FULL <= g + gn; p += P_FULL) {
-            panel_block<MR, P_FULL>(K, x + r * K, K, w + p * K * NR, out);
+            panel_block<MR, P_FULL>(K, x + r * K, K, w + p * K * NR, sc(p), out);
             emit(r, MR, p, P_FULL);
           }
           for (; p < g + gn; ++p) {
-            panel_block<MR, 1>(K, x + r * K, K, w + p * K * NR, out);
+            panel_block<MR, 1>(K, x + r * K, K, w + p * K * NR, sc(p), out);
             emit(r, MR, p, 1);
           }
         }
         for (; r < M; ++r) {
           if (gn == P_ONE) {
-            panel_block<1, P_ONE>(K, x + r * K, K, w + g * K * NR, out);
+            panel_block<1, P_ONE>(K, x + r * K, K, w + g * K * NR, sc(g), out);
             emit(r, 1, g, P_ONE);
           } else {
             for (i64 p = g; p < g + gn; ++p) {
-              panel_block<1, 1>(K, x + r * K, K, w + p * K * NR, out);
+              panel_block<1, 1>(K, x + r * K, K, w + p * K * NR, sc(p), out);
               emit(r, 1, p, 1);
             }
           }
@@ -260,7 +243,9 @@ void matmul(const Linear& l, const float* x, i64 M, float* y, i64 ldy, const flo
     yt_buffer.resize(static_cast<std::size_t>(N * M));
     float* yt = yt_buffer.data();
     parallel_for(N, [&](i64 n0, i64 n1) {
-      gemm_kernel(int(n1 - n0), int(M), int(K), l.w.data() + n0 * K, int(K), xt, int(M), yt + n0 * M, int(M));
+      // Only fp32 weights come here (PANELS otherwise): the cast names the type Stored is then.
+      const float* w = reinterpret_cast<const float*>(l.w.data());
+      gemm_kernel(int(n1 - n0), int(M), int(K), w + n0 * K, int(K), xt, int(M), yt + n0 * M, int(M));
       for (i64 r = 0; r < M; ++r)
         for (i64 c = n0; c < n1; ++c) epilogue(r, c, yt[c * M + r]);
     });

@@ -29,6 +29,10 @@ FamilySchema host_engine() {
     kda.default_value = kda_defaults.at(kda.name);
     s.parameters.push_back(std::move(kda));
   }
+  // The weights' precision (docs/engines.md, "Precisions"): optional, fp32 when left out.
+  ParameterSchema weights = string_choice("weights", {"fp32", "bf16", "int8"});
+  weights.default_string = "fp32";
+  s.parameters.push_back(std::move(weights));
   s.baselines = {"reference"};
   s.refused_targets = gpu_target_names();
   return s;

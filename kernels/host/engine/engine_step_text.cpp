@@ -149,8 +149,8 @@ extern "C" void kforge_engine(const std::int64_t* args, void* const* buffers) {
 }
 
 std::string engine_body(const EngineTemplateParams& p) {
-  return engine_threads() + engine_projections() + engine_setup() + engine_step_buffers() + engine_attention() +
-         engine_kda(p) + engine_step();
+  return engine_threads() + engine_weight_loads(p) + engine_linear() + engine_projections() + engine_setup() +
+         engine_step_buffers() + engine_attention() + engine_kda(p) + engine_step();
 }
 
 }  // namespace kforge::kernels::engine::text

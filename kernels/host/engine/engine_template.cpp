@@ -86,9 +86,22 @@ const std::vector<std::string>& engine_optional_param_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> all;
     for (const auto& n : kKdaParams) all.push_back("KDA_" + n);
+    all.push_back("weights");
     return all;
   }();
   return names;
+}
+
+WeightPrecision weights_from_genome(const jobs::Genome& genome) {
+  if (!genome.has("weights")) return WeightPrecision::fp32;
+  const auto* weights = std::get_if<std::string>(&genome.params.at("weights"));
+  if (weights == nullptr)
+    throw std::invalid_argument("engine host template: parameter weights must be \"fp32\", \"bf16\" or \"int8\"");
+  try {
+    return parse_weight_precision(*weights);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("engine host template: parameter ") + e.what());
+  }
 }
 
 EngineTemplateParams engine_params_from_genome(const jobs::Genome& genome) {
@@ -130,6 +143,8 @@ EngineTemplateParams engine_params_from_genome(const jobs::Genome& genome) {
         "engine host template: parameter schedule must be \"decode_first\" or \"prefill_first\"");
   p.schedule = *schedule;
   p.kda = kda_params(genome, p.kda);
+  p.weights = weights_from_genome(genome);
+  p.fold_norm = p.fold_norm && p.weights == WeightPrecision::fp32;  // folding would round gamma x W
   return p;
 }
 

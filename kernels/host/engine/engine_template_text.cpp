@@ -11,9 +11,10 @@ std::string engine_prelude(const EngineTemplateParams& p) {
          flag(p.fuse_qkv) + " fuse_gate_up=" + flag(p.fuse_gate_up) + " fold_norm=" + flag(p.fold_norm) +
          " residual_epilogue=" + flag(p.residual_epilogue) + " prepack=" + flag(p.prepack) +
          " kv_block=" + std::to_string(p.kv_block) + " threads=" + std::to_string(p.threads) +
-         " KDA_CHUNK=" + std::to_string(p.kda.CHUNK) + R"(
-// One fp32 engine for both architectures (llama; kimi-linear: KDA + attention layers), chosen at kInit. Every
+         " KDA_CHUNK=" + std::to_string(p.kda.CHUNK) + " weights=" + std::string(precision_name(p.weights)) + R"(
+// One engine for both architectures (llama; kimi-linear: KDA + attention layers), chosen at kInit. Every
 // projection runs on the gemm family's kernel below (gemm_kernel); the options pick code paths at compile time.
+// Arithmetic is fp32; the weights are stored at the genome's precision (WEIGHTS).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -25,9 +26,13 @@ std::string engine_prelude(const EngineTemplateParams& p) {
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 
 #include <sched.h>
 #include <vector>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace {
 constexpr bool FUSE_QKV = )" +
@@ -44,6 +49,8 @@ constexpr long KV_BLOCK = )" +
          std::to_string(p.kv_block) + R"(;
 constexpr int THREADS = )" +
          std::to_string(p.threads) + R"(;
+constexpr int WEIGHTS = )" +
+         std::to_string(static_cast<int>(p.weights)) + R"(;  // the matrices: 0 fp32, 1 bf16, 2 int8 (per-row scales)
 constexpr long KDA_CHUNK = )" +
          std::to_string(p.kda.CHUNK) + R"(;  // 0: KDA token by token; else the kda family's chunk (kda_kernel)
 }  // namespace

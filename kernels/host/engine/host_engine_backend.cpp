@@ -20,13 +20,15 @@ const jobs::EngineSpec& engine_of(const jobs::EvalSettings& s) { return engine::
 }  // namespace
 
 std::string HostEngineBackend::render(const jobs::Candidate& c) const {
-  batch_policy_from_genome(c.genome);  // a bad batching value is the candidate's error, before compiling
+  batch_policy_from_genome(c.genome);  // a bad batching or precision value is the candidate's error, before compiling
+  weights_from_genome(c.genome);
   if (!c.source.empty()) return c.source;
   return render_engine_source(engine_params_from_genome(c.genome));
 }
 
 CompileResult HostEngineBackend::compile(const std::string& source, const jobs::Candidate& c, const EvalContext& ctx) {
   policy_ = batch_policy_from_genome(c.genome);
+  precision_ = weights_from_genome(c.genome);
   return host::compile_shared_object(source, c, ctx, kBackend);
 }
 
@@ -47,7 +49,13 @@ host::CandidateProcess& HostEngineBackend::process() const {
 void HostEngineBackend::ensure_initialised(const EvalContext& ctx) {
   if (initialised_) return;
   const jobs::EvalSettings& s = host::settings_of(ctx, kBackend);
-  if (!weights_) weights_ = load_weights(engine_of(s).model);
+  // The engine and the reference serve the model rounded to the precision the candidate declares (one load per
+  // backend; a later candidate of another precision rounds a fresh copy).
+  if (!weights_ || weights_->precision != precision_) {
+    reference_.reset();
+    weights_ = load_weights(engine_of(s).model);
+    round_weights(*weights_, precision_);
+  }
   if (!reference_) reference_.emplace(engine_of(s).model, *weights_, 1, 1);  // teacher_forced only: no slots used
   init_engine(process(), engine_of(s).model, *weights_, engine_sizes_for(engine_of(s), policy_));
   initialised_ = true;
@@ -85,7 +93,7 @@ TimeResult HostEngineBackend::time(const EvalContext& ctx) {
   // The node's bandwidth at the weights' working set, under the same timing lock as the runs (physical_floor.hpp),
   // before and after them: the larger, so that a measurement disturbed by other work cannot raise the floor.
   const auto bandwidth_now = [&] {
-    return measure_read_bandwidth(static_cast<std::size_t>(weight_bytes_per_step(e.model)), usable_cpus());
+    return measure_read_bandwidth(static_cast<std::size_t>(weight_bytes_per_step(e.model, precision_)), usable_cpus());
   };
   double bandwidth = bandwidth_now();
   int run = 0;

@@ -41,6 +41,7 @@ class HostEngineBackend final : public Backend {
   void start_fresh_process(const EvalContext& ctx, int run);
 
   BatchPolicy policy_;  // the candidate's, from compile() (it runs before load() in the same object)
+  WeightPrecision precision_ = WeightPrecision::fp32;  // the candidate's declared weights, from compile()
   std::filesystem::path artefact_;
   std::filesystem::path run_folder_;  // the current timed run's scratch folder ("" before the first)
   std::unique_ptr<host::CandidateProcess> process_;

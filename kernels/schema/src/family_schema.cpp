@@ -22,7 +22,7 @@ std::string ParameterSchema::allowed() const {
   if (type == Type::string) {
     std::string out;
     for (const auto& s : string_choices) out += (out.empty() ? "'" : ", '") + s + "'";
-    return "one of " + out;
+    return "one of " + out + (default_string ? " (default '" + *default_string + "')" : "");
   }
   const std::string left_out = default_value ? " (default " + std::to_string(*default_value) + ")" : "";
   if (!int_choices.empty()) return "one of the integers " + join_ints(int_choices) + left_out;

@@ -98,7 +98,7 @@ void check_parameters(const CampaignConfig& c, const FamilySchema& s) {
     all += (all.empty() ? "" : "; ") + p.name + ": " + p.allowed();
     bool present = false;
     for (const auto& spec : c.space.parameters) present = present || spec.name == p.name;
-    if (!present && !p.default_value) missing += (missing.empty() ? "" : ", ") + p.name;
+    if (!present && !p.optional()) missing += (missing.empty() ? "" : ", ") + p.name;
   }
   if (!missing.empty())
     fail(c, "space.parameters", s.pair() + " needs parameter(s) " + missing + " that the space does not list",

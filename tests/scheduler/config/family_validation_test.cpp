@@ -93,7 +93,7 @@ TEST(FamilySchemaValidation, EveryMissingParameterIsNamedAndOptionalOnesMayBeLef
     for (const auto& p : s.parameters) {
       SCOPED_TRACE(s.pair() + " " + p.name);
       const std::string error = validation_error(campaign_of(s, first_target(s), "", "", p.name));
-      if (p.default_value) {  // the template's default stands in (e.g. the host engine's KDA_*)
+      if (p.optional()) {  // the template's default stands in (e.g. the host engine's KDA_*)
         EXPECT_EQ(error, "no error") << error;
         continue;
       }

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kforge/engine/weight_precision.hpp"
 #include "kforge/jobs/engine_spec.hpp"
 
 namespace kforge::kernels::engine {
@@ -31,9 +32,10 @@ void check_model(const jobs::ModelSpec& model);
 std::vector<TensorInfo> tensor_list(const jobs::ModelSpec& model);
 
 struct Weights {
-  std::vector<float> data;           // every tensor, concatenated in `tensors` order
-  std::vector<TensorInfo> tensors;   // tensor_list(model)
-  std::vector<std::size_t> offsets;  // offsets[i] = first element of tensors[i] in data
+  std::vector<float> data;                            // every tensor, concatenated in `tensors` order
+  std::vector<TensorInfo> tensors;                    // tensor_list(model)
+  std::vector<std::size_t> offsets;                   // offsets[i] = first element of tensors[i] in data
+  WeightPrecision precision = WeightPrecision::fp32;  // what the matrices were rounded to (weight_precision.hpp)
   // nullptr when there is no tensor of that name.
   const float* tensor(std::string_view name) const;
   float* tensor(std::string_view name);

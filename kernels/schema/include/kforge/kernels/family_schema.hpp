@@ -25,6 +25,8 @@ struct ParameterSchema {
   // Integers: when set, the space may leave the parameter out and the template uses this value (a parameter that
   // only some models use, e.g. the engine's KDA_* on a llama model); when unset, every space must list it.
   std::optional<std::int64_t> default_value;
+  std::optional<std::string> default_string;  // strings: the same, for a string parameter (the engine's weights)
+  bool optional() const { return default_value.has_value() || default_string.has_value(); }
   std::string allowed() const;  // "an integer in [1, 4096]", "one of 1, 2, 4, 8, 16", "one of 'jpi', 'pji'" (+ default)
 };
 
