@@ -18,6 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peers.serving import Policy, load_trace, serve, token_agreement  # noqa: E402
+from peers.vllm_peer import vllm_peer  # noqa: E402
 
 # What the peers get from the serving loop: every closed-loop request in flight, whole prompts per step (the
 # reference baseline's policy, baseline_policy() in kernels/engine/include/kforge/engine/serving_verdict.hpp).
@@ -57,7 +58,8 @@ def parse_args(argv):
     p.add_argument("--threads", type=int, default=2, help="threads for the peers (torch, llama.cpp)")
     p.add_argument("--runs", type=int, default=1,
                    help="serve each trace this often, report the fastest run (every engine alike)")
-    p.add_argument("--peers", default="torch,llama.cpp")
+    p.add_argument("--peers", default="torch,llama.cpp,vllm",
+                   help="of torch, llama.cpp, vllm (vLLM needs build/vllm-venv: bench/vllm_venv.sh)")
     p.add_argument("--work", help="keep the weights, trace, GGUF and outputs in this folder")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     args = p.parse_args(argv)
@@ -224,8 +226,9 @@ def print_table(result, concurrencies):
         by_c = {r["concurrency"]: r for r in p["runs"]}
         agree = all(r["tokens_vs_reference"]["identical"] for r in p["runs"])
         lg = p["logits_vs_reference"]
+        logits = f"{lg['max_abs']:>14.2e} / {lg['max_rel']:.2e}" if lg else f"{'tokens only':>14}"
         print(f"{p['name']:<22}" + "".join(f"{by_c[c]['output_tokens_per_s']:>14.1f}" for c in concurrencies) +
-              f"{str(agree):>16}{lg['max_abs']:>14.2e} / {lg['max_rel']:.2e}")
+              f"{str(agree):>16}{logits}")
     for name, why in result["skipped"].items():
         print(f"{name:<22}skipped: {why}")
     for key, value in result["ratios"].items():
@@ -254,7 +257,9 @@ def main(argv):
     for name, fn in [("torch", lambda: [torch_peer(args, trace, tensors, cfg, reference, ref_logits,
                                                     concurrencies)]),
                      ("llama.cpp", lambda: llama_cpp_peers(args, work, trace, tensors, cfg, reference, ref_logits,
-                                                           concurrencies))]:
+                                                           concurrencies)),
+                     ("vllm", lambda: [vllm_peer(args, work, cfg, "lm_head.weight" not in tensors, reference,
+                                                 concurrencies)])]:
         if name not in wanted:
             continue
         try:

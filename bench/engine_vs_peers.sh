@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# kforge's engine against PyTorch eager and llama.cpp on the same model, weights and trace (bench/README.md).
+# kforge's engine against PyTorch eager, llama.cpp and vLLM on the same model, weights and trace (bench/README.md).
 # Makes (once) a virtual environment with the peers: torch (the CPU wheel when its index is reachable, else PyPI's),
 # safetensors, numpy, gguf, PyYAML and llama-cpp-python (built from source; when that fails the benchmark reports
-# llama.cpp as skipped and still runs the others). Then runs bench/engine_vs_peers.py with the arguments given.
+# llama.cpp as skipped and still runs the others), and BUILD_DIR/vllm-venv with vLLM's CPU backend
+# (bench/vllm_venv.sh; when that fails vLLM is reported as skipped). Then runs bench/engine_vs_peers.py.
 #   usage: bench/engine_vs_peers.sh [--build BUILD_DIR] [engine_vs_peers.py arguments...]
 #   KFORGE_PEERS_VENV: where the environment lives (default BUILD_DIR/peers-venv)
 set -euo pipefail
@@ -30,5 +31,11 @@ if ! "$PY" -c "import llama_cpp" 2>/dev/null && [[ ! -f $VENV/llama-cpp-build-fa
     echo "engine_vs_peers: llama-cpp-python did not build (log: $VENV/llama-cpp-build-failed.log);" \
       "llama.cpp is skipped" >&2
   fi
+fi
+# vLLM pins a torch of its own: an environment of its own, made once (minutes, ~6 GB); a failure is remembered.
+if [[ ! -f $BUILD/vllm-venv-failed.log ]] && ! bench/vllm_venv.sh "$BUILD/vllm-venv" > /dev/null 2> "$BUILD/vllm-venv.log"; then
+  mv "$BUILD/vllm-venv.log" "$BUILD/vllm-venv-failed.log"
+  rm -rf "$BUILD/vllm-venv"
+  echo "engine_vs_peers: vLLM's environment did not install (log: $BUILD/vllm-venv-failed.log); vLLM is skipped" >&2
 fi
 exec "$PY" bench/engine_vs_peers.py "$@"

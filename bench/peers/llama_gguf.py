@@ -40,7 +40,7 @@ def write_gguf(path, cfg, tensors, context_length, precision="fp32"):
     def add(name, data):
         data = np.ascontiguousarray(data, np.float32)
         if data.ndim == 2 and qname != "F32":
-            w.add_tensor(name, gguf.quants.quantize(data, qtype), raw_shape=data.shape, raw_dtype=qtype)
+            w.add_tensor(name, gguf.quants.quantize(data, qtype), raw_dtype=qtype)  # shape from the bytes
         else:
             w.add_tensor(name, data)
 

@@ -19,33 +19,36 @@ inline void cpu_relax() {
 #endif
 }
 
-// ---- threads: one persistent worker (THREADS = 2) takes part 1 of every parallel region, the caller part 0.
-// A region is a few microseconds of work (one decode step has ~5 per layer), so the worker spins on the region
-// counter for up to SPIN_US before it sleeps on the condition variable: a wake-up through the kernel costs tens
-// of microseconds on a VM, more than the region itself. Both spinning sides yield every 64 turns, so that when
-// the scheduler puts the caller and the worker on one core, the one with work runs instead of a slice of spinning.
+// ---- threads: THREADS - 1 persistent workers take parts 1.. of every parallel region, the caller part 0.
+// THREADS is the genome's `threads`, or with threads=0 every CPU the process may use (its affinity mask: the
+// cores the rank was given), fixed at kInit. A region is a few microseconds of work (one decode step has ~5 per
+// layer), so a worker spins on the region counter for up to SPIN_US before it sleeps on the condition variable: a
+// wake-up through the kernel costs tens of microseconds on a VM, more than the region itself. Spinning sides yield
+// every 64 turns, so that when the scheduler puts two of them on one core, the one with work runs.
 constexpr long SPIN_US = 3000;
+int THREADS = 1;
 struct Pool {
-  std::thread worker;
-  std::atomic<long> posted{0}, finished{0};
-  std::atomic<bool> sleeping{false};
+  std::vector<std::thread> workers;
+  std::atomic<long> posted{0};
+  std::atomic<int> unfinished{0};  // workers still in the current region
+  std::atomic<int> sleeping{0};
   std::mutex m;
   std::condition_variable cv;
   void (*call)(void*, int) = nullptr;
   void* context = nullptr;
-  // The caller and the worker each keep to one CPU of the process's allowed set: left to the scheduler, a caller
-  // woken by the harness's command often lands on the CPU where the worker spins, and both then share one core
-  // until a load balance, each part taking as long as the whole region.
+  // Each thread keeps to one CPU of the process's allowed set: left to the scheduler, a caller woken by the
+  // harness's command often lands on the CPU where a worker spins, and both then share one core until a load
+  // balance, each part taking as long as the whole region.
   void start() {
-    if constexpr (THREADS > 1) {
-      cpu_set_t allowed;  // read before the caller pins itself: the worker inherits the caller's set
-      const bool pin = sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) >= THREADS;
-      if (pin) pin_to(allowed, 0);
-      worker = std::thread([this, pin, allowed] {
-        if (pin) pin_to(allowed, 1);
-        loop();
+    if (THREADS <= 1) return;
+    cpu_set_t allowed;  // read before the caller pins itself: the workers inherit the caller's set
+    const bool pin = sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) >= THREADS;
+    if (pin) pin_to(allowed, 0);
+    for (int w = 1; w < THREADS; ++w)
+      workers.emplace_back([this, pin, allowed, w] {
+        if (pin) pin_to(allowed, w);
+        loop(w);
       });
-    }
   }
   static void pin_to(const cpu_set_t& allowed, int index) {
     for (int cpu = 0, seen = 0; cpu < CPU_SETSIZE; ++cpu) {
@@ -66,40 +69,41 @@ struct Pool {
         std::this_thread::yield();  // a thread that shares this core (the caller, woken there) runs first
         continue;
       }
-      // Sleep: `sleeping` is set before the last look at `posted`, and run() reads it after posting, so one of
+      // Sleep: `sleeping` is raised before the last look at `posted`, and run() reads it after posting, so one of
       // the two always sees the other (both seq_cst) and no wake-up is lost.
       std::unique_lock<std::mutex> lock(m);
-      sleeping.store(true);
+      sleeping.fetch_add(1);
       cv.wait(lock, [&] { return posted.load() != seen; });
-      sleeping.store(false);
+      sleeping.fetch_sub(1);
       return;
     }
   }
-  void loop() {
+  void loop(int part) {
     for (long seen = 0;;) {
       wait_for_region(seen);
       seen = posted.load(std::memory_order_acquire);
-      call(context, 1);
-      finished.store(seen, std::memory_order_release);
+      call(context, part);
+      unfinished.fetch_sub(1, std::memory_order_acq_rel);
     }
   }
   template <typename F>
   void run(F& f) {
-    if constexpr (THREADS == 1) {
+    if (THREADS == 1) {
       f(0);
-    } else {
-      call = [](void* c, int part) { (*static_cast<F*>(c))(part); };
-      context = &f;
-      const long region = posted.fetch_add(1) + 1;  // publishes call and context
-      if (sleeping.load()) {
-        std::lock_guard<std::mutex> lock(m);
-        cv.notify_one();
-      }
-      f(0);
-      for (int spin = 1; finished.load(std::memory_order_acquire) != region; ++spin) {
-        cpu_relax();
-        if (spin % 64 == 0) std::this_thread::yield();
-      }
+      return;
+    }
+    call = [](void* c, int part) { (*static_cast<F*>(c))(part); };
+    context = &f;
+    unfinished.store(THREADS - 1, std::memory_order_relaxed);
+    posted.fetch_add(1);  // publishes call, context and unfinished
+    if (sleeping.load() > 0) {
+      std::lock_guard<std::mutex> lock(m);
+      cv.notify_all();
+    }
+    f(0);
+    for (int spin = 1; unfinished.load(std::memory_order_acquire) != 0; ++spin) {
+      cpu_relax();
+      if (spin % 64 == 0) std::this_thread::yield();
     }
   }
 };

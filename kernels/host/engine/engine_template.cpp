@@ -134,7 +134,7 @@ EngineTemplateParams engine_params_from_genome(const jobs::Genome& genome) {
   p.residual_epilogue = choice(genome, "residual_epilogue", {0, 1}) == 1;
   p.prepack = choice(genome, "prepack", {0, 1}) == 1;
   p.kv_block = choice(genome, "kv_block", {0, 16, 32, 64});
-  p.threads = choice(genome, "threads", {1, 2});
+  p.threads = choice(genome, "threads", {0, 1, 2, 4, 8, 16});
   p.max_batch = choice(genome, "max_batch", {1, 2, 4, 8, 16});
   p.prefill_chunk = choice(genome, "prefill_chunk", {16, 32, 64, 128, 256});
   const auto* schedule = std::get_if<std::string>(&genome.params.at("schedule"));
@@ -156,8 +156,9 @@ std::string render_engine_source(const EngineTemplateParams& p) {
   if (at == std::string::npos)
     throw std::logic_error("engine template: the gemm source has no kforge_gemm entry point");
   gemm.replace(at, entry.size(), "static void gemm_kernel(");
-  // With two threads both run the kernel at once: its packing buffers become per thread.
-  if (p.threads > 1)
+  // With several threads (threads=0: as many as the CPUs) they run the kernel at once: its packing buffers become
+  // per thread.
+  if (p.threads != 1)
     for (auto pos = gemm.find("alignas(64) float packed_"); pos != std::string::npos;
          pos = gemm.find("alignas(64) float packed_", pos + 1))
       gemm.replace(pos, 11, "alignas(64) thread_local");

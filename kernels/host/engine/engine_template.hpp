@@ -21,7 +21,7 @@ struct EngineTemplateParams {
   bool residual_epilogue = false;  // residual add in the o_proj / down_proj output pass
   bool prepack = false;            // weights transposed once at init into the K x N layout the GEMM reads
   int kv_block = 0;                // 0 = contiguous KV per slot; 16, 32, 64 = paged blocks from a shared pool
-  int threads = 1;                 // 1 or 2 threads inside the engine
+  int threads = 1;                 // threads inside the engine: 1, 2, 4, 8, 16, or 0 = one per CPU it may use
   // How the matrices are stored (optional in a genome, fp32 when left out; docs/engines.md "Precisions"); the
   // arithmetic stays fp32. bf16 and int8 weights are always prepacked.
   WeightPrecision weights = WeightPrecision::fp32;

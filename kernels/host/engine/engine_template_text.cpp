@@ -47,8 +47,8 @@ constexpr bool PREPACK = )" +
          flag(p.prepack) + R"(;
 constexpr long KV_BLOCK = )" +
          std::to_string(p.kv_block) + R"(;
-constexpr int THREADS = )" +
-         std::to_string(p.threads) + R"(;
+constexpr int THREADS_WANTED = )" +
+         std::to_string(p.threads) + R"(;  // 0: every CPU of the process's affinity mask
 constexpr int WEIGHTS = )" +
          std::to_string(static_cast<int>(p.weights)) + R"(;  // the matrices: 0 fp32, 1 bf16, 2 int8 (per-row scales)
 constexpr long KDA_CHUNK = )" +
@@ -231,6 +231,9 @@ void init(const std::int64_t* args, void* const* buffers) {
     for (i64 b = blocks - 1; b >= 0; --b) free_blocks.push_back(static_cast<int>(b));
   }
   if (pool == nullptr) {
+    cpu_set_t allowed;
+    const int cpus = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 1;
+    THREADS = THREADS_WANTED > 0 ? THREADS_WANTED : std::max(cpus, 1);
     pool = new Pool;
     pool->start();
   }

@@ -123,12 +123,15 @@ TEST(EnginePrecision, Bf16AndInt8EnginesMatchTheReferenceOnTheirRoundedWeightsOn
   EXPECT_LT(worst, kLogitRelTolerance / 10) << "the arithmetic is fp32: far below the tolerance";
 }
 
-TEST(EnginePrecision, TheBackendServesTheDeclaredPrecisionAndRefusesAnUnknownOne) {
+// In the confined candidate process, with one thread per CPU it may use (threads=0).
+TEST(EnginePrecision, TheBackendServesTheDeclaredPrecisionOnEveryCoreAndRefusesAnUnknownOne) {
   testing::ScratchDir scratch;
   const auto backend = make_backend("host", "engine");
   jobs::EvalSettings s = testing::tiny_engine_settings("llama");
   const EvalContext ctx = testing::context(s, scratch.sub("c"));
-  const jobs::Candidate c = testing::engine_candidate(with_weights(testing::engine_genome(), "int8"));
+  jobs::Genome g = with_weights(testing::engine_genome(), "int8");
+  g.params["threads"] = std::int64_t{0};
+  const jobs::Candidate c = testing::engine_candidate(g);
   const CompileResult compiled = backend->compile(backend->render(c), c, ctx);
   ASSERT_TRUE(compiled.ok) << compiled.log;
   backend->load(compiled);
