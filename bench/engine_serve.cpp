@@ -25,6 +25,7 @@
 #include "kforge/engine/engine_tolerance.hpp"
 #include "kforge/engine/model_folder.hpp"
 #include "kforge/engine/model_weights.hpp"
+#include "kforge/engine/physical_floor.hpp"
 #include "kforge/engine/reference_engine.hpp"
 #include "kforge/engine/served_checks.hpp"
 #include "kforge/engine/serving_loop.hpp"
@@ -238,7 +239,13 @@ int main(int argc, char** argv) try {
       << ",\"weight_seed\":" << model.weight_seed << "}";
   out << ",\"engine\":{\"genome\":" << jobs::json_string(genome_text) << ",\"weights\":\""
       << precision_name(weights.precision) << "\",\"source\":\"" << (source_file.empty() ? "rendered" : "file")
-      << "\",\"max_batch\":" << policy.max_batch << ",\"prefill_chunk\":" << policy.prefill_chunk << "},\"runs\":[";
+      << "\",\"max_batch\":" << policy.max_batch << ",\"prefill_chunk\":" << policy.prefill_chunk << "}";
+  // The physical limit beside every figure: the node's read bandwidth at the weights' working set, measured as the
+  // harness's physical floor measures it (physical_floor.hpp), and the weight bytes one decode step reads at least.
+  const double step_bytes = weight_bytes_per_step(model, weights.precision);
+  const double bandwidth = measure_read_bandwidth(static_cast<std::size_t>(step_bytes), usable_cpus());
+  out << ",\"weight_bytes_per_step\":" << step_bytes << ",\"node_read_bandwidth_gbs\":" << bandwidth / 1e9
+      << ",\"runs\":[";
   for (std::size_t i = 0; i < concurrencies.size(); ++i) {
     jobs::WorkloadSpec w = workload;
     w.concurrency = concurrencies[i];
@@ -250,7 +257,8 @@ int main(int argc, char** argv) try {
         << ",\"checked_logit_rows\":" << served.checked_rows << ",\"output_tokens_per_s\":" << r.output_tokens_per_s
         << ",\"total_ms\":" << r.total_ms << ",\"steps\":" << r.steps << ",\"output_tokens\":" << r.output_tokens
         << ",\"ttft_p50_ms\":" << r.ttft_p50_ms << ",\"ttft_p99_ms\":" << r.ttft_p99_ms
-        << ",\"itl_p50_ms\":" << r.itl_p50_ms << ",\"itl_p99_ms\":" << r.itl_p99_ms << ",\"op_share\":{";
+        << ",\"itl_p50_ms\":" << r.itl_p50_ms << ",\"itl_p99_ms\":" << r.itl_p99_ms << ",\"decode_bandwidth_fraction\":"
+        << (r.itl_p50_ms > 0 ? step_bytes / (r.itl_p50_ms * 1e-3) / bandwidth : 0.0) << ",\"op_share\":{";
     for (std::size_t o = 0; o < kOperators.size(); ++o)
       out << (o ? "," : "") << '"' << kOperators[o] << "\":" << r.op_share[o];
     out << "},\"outputs\":";

@@ -196,6 +196,30 @@ def llama_cpp_peers(args, work, trace, tensors, cfg, reference, ref_logits, conc
             for name, f32 in ((f"llama.cpp{suffix}", False), (f"llama.cpp{suffix}-f32kv", True))]
 
 
+# Bytes per matrix weight a peer reads (its storage type), for the decode bandwidth fraction.
+PEER_WEIGHT_BYTES = {"pytorch-eager": 4.0, "pytorch-eager-bf16": 2.0, "llama.cpp": 4.0, "llama.cpp-f32kv": 4.0,
+                     "llama.cpp-BF16": 2.0, "llama.cpp-BF16-f32kv": 2.0, "llama.cpp-Q8_0": 34 / 32,
+                     "llama.cpp-Q8_0-f32kv": 34 / 32}
+
+
+def add_bandwidth_fractions(kforge_runs, peers, tensors):
+    """Each engine's decode (weight bytes one step reads / its median inter-token latency) against the node's read
+    bandwidth engine_serve measured in this run (physical_floor.hpp), at the concurrency-1 point; vLLM, timed by
+    wall clock only, gets none."""
+    gbs = kforge_runs[0].get("node_read_bandwidth_gbs", 0.0)
+    matrices = sum(t.size for t in tensors.values() if t.ndim == 2)
+    vectors = sum(t.size for t in tensors.values() if t.ndim == 1)
+    if "lm_head.weight" in tensors:  # untied: a step reads its tokens' rows of the embedding only
+        matrices -= tensors["model.embed_tokens.weight"].size
+    for p in peers:
+        per_weight = PEER_WEIGHT_BYTES.get(p["name"])
+        for r in p["runs"]:
+            if per_weight and gbs > 0 and r.get("itl_p50_ms", 0) > 0:
+                step_bytes = matrices * per_weight + vectors * 4.0
+                r["decode_bandwidth_fraction"] = step_bytes / (r["itl_p50_ms"] * 1e-3) / (gbs * 1e9)
+    return gbs
+
+
 def report(args, kforge_runs, peers, skipped, concurrencies):
     best = {c: max((r for e in kforge_runs for r in e["runs"] if r["concurrency"] == c),
                    key=lambda r: r["output_tokens_per_s"]) for c in concurrencies}
@@ -208,11 +232,17 @@ def report(args, kforge_runs, peers, skipped, concurrencies):
             "model": kforge_runs[0]["model"], "threads": args.threads, "weights": args.precision,
             "kforge": [{"genome": e["engine"]["genome"], "runs": e["runs"]} for e in kforge_runs],
             "best_kforge_tokens_per_s": {str(c): best[c]["output_tokens_per_s"] for c in concurrencies},
-            "peers": peers, "skipped": skipped, "ratios": ratios}
+            "peers": peers, "skipped": skipped, "ratios": ratios,
+            "node_read_bandwidth_gbs": kforge_runs[0].get("node_read_bandwidth_gbs", 0.0)}
 
 
 def print_table(result, concurrencies):
-    print(f"{'engine':<22}" + "".join(f"{'tok/s @' + str(c):>14}" for c in concurrencies) +
+    def bandwidth(runs):  # the decode bandwidth fraction at the first concurrency (1: one decode per step)
+        f = runs[0].get("decode_bandwidth_fraction")
+        return f"{f:>8.0%}" if f else f"{'-':>8}"
+    print(f"node read bandwidth {result['node_read_bandwidth_gbs']:.1f} GB/s; 'bw' = decode weight bytes / ITL p50 at "
+          f"concurrency {concurrencies[0]}, as a share of it")
+    print(f"{'engine':<22}" + "".join(f"{'tok/s @' + str(c):>14}" for c in concurrencies) + f"{'bw':>8}" +
           f"{'tokens = ref':>16}{'logits max abs / rel':>26}")
     for i, e in enumerate(result["kforge"]):
         by_c = {r["concurrency"]: r for r in e["runs"]}
@@ -221,14 +251,15 @@ def print_table(result, concurrencies):
         # logit error relative to its row, which sees a skipped layer where greedy tokens may not.
         rel = max(r["max_logit_rel_error"] for r in e["runs"])
         print(f"{'kforge #' + str(i):<22}" + "".join(f"{by_c[c]['output_tokens_per_s']:>14.1f}" for c in
-                                                   concurrencies) + f"{str(agree):>16}{'all requests':>14} / {rel:.2e}")
+                                                   concurrencies) + bandwidth(e["runs"]) +
+              f"{str(agree):>16}{'all requests':>14} / {rel:.2e}")
     for p in result["peers"]:
         by_c = {r["concurrency"]: r for r in p["runs"]}
         agree = all(r["tokens_vs_reference"]["identical"] for r in p["runs"])
         lg = p["logits_vs_reference"]
         logits = f"{lg['max_abs']:>14.2e} / {lg['max_rel']:.2e}" if lg else f"{'tokens only':>14}"
         print(f"{p['name']:<22}" + "".join(f"{by_c[c]['output_tokens_per_s']:>14.1f}" for c in concurrencies) +
-              f"{str(agree):>16}{logits}")
+              bandwidth(p["runs"]) + f"{str(agree):>16}{logits}")
     for name, why in result["skipped"].items():
         print(f"{name:<22}skipped: {why}")
     for key, value in result["ratios"].items():
@@ -270,6 +301,7 @@ def main(argv):
             skipped[name] = str(e)
         except Exception as e:  # a peer that fails is reported as such; the others still are
             skipped[name] = f"failed: {type(e).__name__}: {e}"
+    add_bandwidth_fractions(kforge_runs, peers, tensors)
     result = report(args, kforge_runs, peers, skipped, concurrencies)
     result["wall_s"] = round(time.time() - started, 1)
     if args.json:

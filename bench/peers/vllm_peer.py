@@ -46,7 +46,13 @@ def vllm_peer(args, work, cfg, tied, reference, concurrencies):
     if run.returncode != 0:
         raise RuntimeError(f"vllm_cpu.py failed ({run.returncode}): {run.stderr.strip()[-2000:]}")
     result = json.loads(run.stdout)
+    fastest = {}  # --runs N gives N runs per concurrency: the fastest counts, as for every engine
     for r in result["runs"]:
         r["tokens_vs_reference"] = token_agreement(r.pop("outputs"), reference)
+        c = r["concurrency"]
+        if c not in fastest or r["output_tokens_per_s"] > fastest[c]["output_tokens_per_s"]:
+            fastest[c] = r
+    result["all_runs"] = result["runs"]
+    result["runs"] = [fastest[c] for c in sorted(fastest)]
     result["logits_vs_reference"] = None  # vLLM returns tokens, not logits rows: agreement by tokens only
     return result
