@@ -51,9 +51,10 @@ def parse_args(argv):
                                    "and weights replace the size options")
     p.add_argument("--genome", action="append", help="kforge engine genome (canonical text); repeat for several")
     p.add_argument("--source", help="kforge engine source file (its batching policy from the first --genome)")
-    p.add_argument("--weights", dest="precision", choices=["fp32", "bf16", "int8"], default="fp32",
+    p.add_argument("--weights", dest="precision", choices=["fp32", "bf16", "int8"],
                    help="the precision every engine serves (docs/engines.md, 'Precisions'): kforge's genomes get "
-                        "weights=P, llama.cpp F32 / BF16 / Q8_0, PyTorch fp32 / bf16 (none for int8)")
+                        "weights=P, llama.cpp F32 / BF16 / Q8_0, PyTorch fp32 / bf16 (none for int8), vLLM "
+                        "float32 / bfloat16 (none for int8). Default: the campaign's one `weights` value, else fp32")
     p.add_argument("--concurrency", default="1,8")
     p.add_argument("--threads", type=int, default=2, help="threads for the peers (torch, llama.cpp)")
     p.add_argument("--runs", type=int, default=1,
@@ -65,6 +66,7 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if args.campaign:
         apply_campaign(args)
+    args.precision = args.precision or "fp32"
     return args
 
 
@@ -87,6 +89,9 @@ def apply_campaign(args):
         args.weights = os.path.join(here, model["weights"])
     if model.get("path"):
         args.model = os.path.join(here, model["path"])
+    listed = ((doc.get("space") or {}).get("parameters") or {}).get("weights")
+    if args.precision is None and isinstance(listed, list) and len(listed) == 1:
+        args.precision = listed[0]  # the precision the campaign evolves
     args.trace_seed = workload.get("seed", args.trace_seed)
     args.requests = workload.get("requests", args.requests)
     for key, dest in (("prompt_tokens", "prompt"), ("output_tokens", "output")):
@@ -98,8 +103,13 @@ def apply_campaign(args):
 
 
 def with_precision(genome, precision):
-    """The genome with weights=precision, unless it names its own."""
-    return genome if "weights=" in genome else f'{genome};weights="{precision}"'
+    """The genome with weights=precision; one that names another precision is refused: every engine of a run, and
+    the weights the peers get, are at one precision."""
+    if "weights=" not in genome:
+        return f'{genome};weights="{precision}"'
+    if f'weights="{precision}"' not in genome:
+        raise SystemExit(f"engine_vs_peers: the genome {genome!r} names another precision than --weights {precision}")
+    return genome
 
 
 def engine_serve(args, work, genome, first):

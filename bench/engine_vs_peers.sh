@@ -9,9 +9,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=build
+PEERS=torch,llama.cpp,vllm  # engine_vs_peers.py's default
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
   if [[ ${args[i]} == --build ]]; then BUILD=${args[i + 1]}; fi
+  if [[ ${args[i]} == --peers ]]; then PEERS=${args[i + 1]}; fi
 done
 VENV=${KFORGE_PEERS_VENV:-$BUILD/peers-venv}
 # shellcheck source=bench/peers_venv.sh
@@ -32,8 +34,10 @@ if ! "$PY" -c "import llama_cpp" 2>/dev/null && [[ ! -f $VENV/llama-cpp-build-fa
       "llama.cpp is skipped" >&2
   fi
 fi
-# vLLM pins a torch of its own: an environment of its own, made once (minutes, ~6 GB); a failure is remembered.
-if [[ ! -f $BUILD/vllm-venv-failed.log ]] && ! bench/vllm_venv.sh "$BUILD/vllm-venv" > /dev/null 2> "$BUILD/vllm-venv.log"; then
+# vLLM pins a torch of its own: an environment of its own, made once (minutes, ~6 GB) when vllm is among the
+# peers; a failure is remembered.
+if [[ ,$PEERS, == *,vllm,* && ! -f $BUILD/vllm-venv-failed.log ]] &&
+  ! bench/vllm_venv.sh "$BUILD/vllm-venv" > /dev/null 2> "$BUILD/vllm-venv.log"; then
   mv "$BUILD/vllm-venv.log" "$BUILD/vllm-venv-failed.log"
   rm -rf "$BUILD/vllm-venv"
   echo "engine_vs_peers: vLLM's environment did not install (log: $BUILD/vllm-venv-failed.log); vLLM is skipped" >&2
