@@ -82,7 +82,8 @@ TimeResult CudaEngineBackend::time(const EvalContext& ctx) {
   // The device's bandwidth, on a device of its own that is gone before the runs (its buffers are not the plan's);
   // before and after them, the larger (physical_floor.hpp).
   const auto bandwidth_now = [&] {
-    return make_device_(image_)->copy_bandwidth(static_cast<std::size_t>(abi::weight_bytes_per_step(e.model)));
+    return make_device_(image_)->copy_bandwidth(
+        static_cast<std::size_t>(abi::weight_bytes_per_step(e.model, abi::WeightPrecision::fp32)));
   };
   double bandwidth = bandwidth_now();
   double peak_mib = 0.0;

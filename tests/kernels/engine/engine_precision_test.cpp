@@ -74,7 +74,7 @@ TEST(WeightPrecision, ThePhysicalFloorCountsEachPrecisionsBytes) {
     double matrices = 0.0, vectors = 0.0;
     for (const auto& t : tensor_list(m)) (t.shape.size() == 2 ? matrices : vectors) += double(t.elements());
     if (!tied) matrices -= double(m.vocab * m.hidden);  // a step reads its tokens' rows of an untied embedding
-    EXPECT_DOUBLE_EQ(weight_bytes_per_step(m), 4 * (matrices + vectors));
+    EXPECT_DOUBLE_EQ(weight_bytes_per_step(m, WeightPrecision::fp32), 4 * (matrices + vectors));
     EXPECT_DOUBLE_EQ(weight_bytes_per_step(m, WeightPrecision::bf16), 2 * matrices + 4 * vectors);
     EXPECT_DOUBLE_EQ(weight_bytes_per_step(m, WeightPrecision::int8), matrices + 4 * vectors);
   }
@@ -147,6 +147,27 @@ TEST(EnginePrecision, TheBackendServesTheDeclaredPrecisionOnEveryCoreAndRefusesA
     ADD_FAILURE() << "weights=fp16 rendered";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("weights \"fp16\" must be fp32, bf16 or int8"), std::string::npos) << e.what();
+  }
+}
+
+// One backend object evaluates candidates one after another (a rank's cascade): each is served, and checked, on the
+// model rounded to its own precision. Were the rounded weights of one kept for the next, the bf16 engine would get
+// int8-rounded values it cannot store exactly and the fp32 one a model other than the reference's.
+TEST(EnginePrecision, OneBackendJudgesEachCandidateOnItsOwnPrecision) {
+  testing::ScratchDir scratch;
+  const auto backend = make_backend("host", "engine");
+  jobs::EvalSettings s = testing::tiny_engine_settings("llama");
+  int n = 0;
+  for (const char* precision : {"int8", "bf16", "fp32", "int8"}) {
+    SCOPED_TRACE(precision);
+    const EvalContext ctx = testing::context(s, scratch.sub("candidate" + std::to_string(++n)));
+    const jobs::Candidate c = testing::engine_candidate(with_weights(testing::engine_genome(), precision));
+    const CompileResult compiled = backend->compile(backend->render(c), c, ctx);
+    ASSERT_TRUE(compiled.ok) << compiled.log;
+    backend->load(compiled);
+    const VerifyResult v = backend->verify(ctx);
+    ASSERT_EQ(v.status, jobs::Status::ok) << v.evidence << " " << v.failed_case;
+    EXPECT_LT(v.max_rel_error, kLogitRelTolerance / 10);
   }
 }
 

@@ -215,27 +215,29 @@ TEST(PhysicalFloor, CountsEveryWeightPerStepAndTheCachesEachSequenceReads) {
   for (const TensorInfo& t : tensor_list(m)) weights += static_cast<double>(t.elements());
   const double expected =
       10 * 4.0 * weights + 100 * 2.0 * 4.0 * m.kv_heads * m.head_dim + 20 * 4.0 * m.heads * m.head_dim * m.head_dim;
-  EXPECT_DOUBLE_EQ(least_bytes_read(m, run), expected);
+  EXPECT_DOUBLE_EQ(least_bytes_read(m, run, WeightPrecision::fp32), expected);
   m.tied_embeddings = false;  // an untied model's embedding table is read only at its tokens' rows
   double untied = 0.0;
   for (const TensorInfo& t : tensor_list(m)) untied += static_cast<double>(t.elements());
-  EXPECT_DOUBLE_EQ(weight_bytes_per_step(m), 4.0 * (untied - static_cast<double>(m.vocab * m.hidden)));
+  EXPECT_DOUBLE_EQ(weight_bytes_per_step(m, WeightPrecision::fp32),
+                   4.0 * (untied - static_cast<double>(m.vocab * m.hidden)));
 }
 
 TEST(PhysicalFloor, ARunFasterThanTheNodesBandwidthAllowsIsNamedWithItsFigures) {
   const jobs::ModelSpec m = small_model("llama");
   ServingResult honest, fast;
   honest.steps = fast.steps = 100;
-  const double bytes = least_bytes_read(m, honest), bandwidth = 1e10;  // 10 GB/s
-  honest.total_ms = bytes / bandwidth * 1e3;                           // exactly at the limit
+  const double bytes = least_bytes_read(m, honest, WeightPrecision::fp32), bandwidth = 1e10;  // 10 GB/s
+  honest.total_ms = bytes / bandwidth * 1e3;                                                  // exactly at the limit
   fast.total_ms = honest.total_ms / (2 * kFloorMargin);
   const std::vector<ServingResult> ok_runs = {honest, honest}, runs = {honest, fast};
-  EXPECT_EQ(beyond_physical_floor(m, ok_runs, bandwidth), "");
-  const std::string evidence = beyond_physical_floor(m, runs, bandwidth);
+  EXPECT_EQ(beyond_physical_floor(m, ok_runs, bandwidth, WeightPrecision::fp32), "");
+  const std::string evidence = beyond_physical_floor(m, runs, bandwidth, WeightPrecision::fp32);
   EXPECT_NE(evidence.find("timed run 2 served in"), std::string::npos) << evidence;
   EXPECT_NE(evidence.find("below its physical floor"), std::string::npos) << evidence;
-  EXPECT_EQ(beyond_physical_floor(m, runs, 0.0), "");  // no bandwidth known (a fake GPU): no floor
-  EXPECT_NEAR(bandwidth_fraction(m, honest, bandwidth), 1.0, 1e-12);
+  EXPECT_EQ(beyond_physical_floor(m, runs, 0.0, WeightPrecision::fp32),
+            "");  // no bandwidth known (a fake GPU): no floor
+  EXPECT_NEAR(bandwidth_fraction(m, honest, bandwidth, WeightPrecision::fp32), 1.0, 1e-12);
 }
 
 TEST(PhysicalFloor, TheNodesReadBandwidthIsMeasured) {
@@ -298,7 +300,7 @@ TEST(JudgeServed, ARunBeyondThePhysicalFloorIsCheatDetected) {
   run.output_tokens = 50;
   run.tokens_fed = 50;
   const double bandwidth = 1e10;
-  run.total_ms = least_bytes_read(e.model, run) / bandwidth * 1e3;
+  run.total_ms = least_bytes_read(e.model, run, WeightPrecision::fp32) / bandwidth * 1e3;
   served.runs = {run, run};
   served.samples_ms = {run.total_ms / 50, run.total_ms / 50};
   const VerdictContext at_limit{1.0, 1e18, "", bandwidth};

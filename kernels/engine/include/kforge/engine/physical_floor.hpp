@@ -20,12 +20,11 @@ inline constexpr double kFloorMargin = 1.5;
 
 // Bytes of weights one step reads at least: all of them, but an untied model's embedding table, of which a step
 // reads only its tokens' rows; matrices at the declared precision's size (weight_precision.hpp), vectors fp32.
-double weight_bytes_per_step(const jobs::ModelSpec& model, WeightPrecision precision = WeightPrecision::fp32);
+double weight_bytes_per_step(const jobs::ModelSpec& model, WeightPrecision precision);
 
 // Bytes `run` read at least: weight_bytes_per_step per step, plus per sequence of a step, in every attention layer
 // its keys and values (fp32) at every position up to its last, and in every KDA layer its heads x D x D state.
-double least_bytes_read(const jobs::ModelSpec& model, const ServingResult& run,
-                        WeightPrecision precision = WeightPrecision::fp32);
+double least_bytes_read(const jobs::ModelSpec& model, const ServingResult& run, WeightPrecision precision);
 
 // Read bandwidth of this node for a working set of `bytes` (capped at 256 MiB: past the caches it is the memory's),
 // in bytes/s: the best of several passes of `threads` threads each reading its part of one buffer. A set that fits
@@ -39,10 +38,10 @@ int usable_cpus();
 // else evidence naming the run, its time, its floor and the bandwidth it would need, beside every run's time.
 // bytes_per_s <= 0 means no floor is known (a fake device): always "".
 std::string beyond_physical_floor(const jobs::ModelSpec& model, std::span<const ServingResult> runs, double bytes_per_s,
-                                  WeightPrecision precision = WeightPrecision::fp32);
+                                  WeightPrecision precision);
 
 // The fraction of the node's bandwidth `run` used (floor time / run time), 0 when unknown.
 double bandwidth_fraction(const jobs::ModelSpec& model, const ServingResult& run, double bytes_per_s,
-                          WeightPrecision precision = WeightPrecision::fp32);
+                          WeightPrecision precision);
 
 }  // namespace kforge::kernels::engine
