@@ -17,7 +17,7 @@ struct ManifestError : std::runtime_error {
 // Reads one required key of a map, with its dotted path for the error message.
 class Reader {
  public:
-  Reader(YAML::Node node, std::string where) : node_(std::move(node)), where_(std::move(where)) {}
+  Reader(const YAML::Node& node, std::string where) : node_(node), where_(std::move(where)) {}
 
   YAML::Node child(const std::string& key) const {
     if (!node_.IsMap()) throw ManifestError(where_ + " is not a map");

@@ -201,8 +201,9 @@ int run_evaluator(const EvaluatorOptions& options, const jobs::TaskManifest& man
   // Rank 0 alone knows the settled records: its queue never deals them out. (Looking them up in the evaluate
   // function missed on every other rank, so a candidate blamed for three deaths ran again wherever it was dealt.)
   const DistributionPlan plan{MPI_COMM_WORLD, manifest.candidates.size(), options.rank0_evaluates, std::move(settled)};
+  const fs::path& rank_dir = scratch;  // clang 14 cannot capture a structured binding (C++20 can)
   auto results = distribute(plan, [&](std::size_t i) {
-    return evaluate_one(*backend, manifest, i, scratch, rank, options.keep_scratch, shard_path);
+    return evaluate_one(*backend, manifest, i, rank_dir, rank, options.keep_scratch, shard_path);
   });
   clean_scratch(scratch, private_parent, options.keep_scratch, rank);
   if (rank != 0) return jobs::exit_code::kSuccess;

@@ -51,7 +51,7 @@ bool is_generations_change(const std::string& change) {
 }  // namespace
 
 CampaignChangeRefused::CampaignChangeRefused(std::string message, std::vector<std::string> changes)
-    : std::runtime_error(std::move(message)), changes_(std::move(changes)) {}
+    : std::runtime_error(message), changes_(std::move(changes)) {}
 
 std::vector<std::string> campaign_differences(const std::string& stored_text, const std::string& new_text) {
   std::vector<std::string> changes;

@@ -65,7 +65,8 @@ class SurrogateStrategy final : public SearchStrategy {
   std::vector<jobs::Genome> ask(int n) override {
     std::vector<jobs::Genome> out;
     std::vector<std::size_t> picks;
-    const std::size_t warm = static_cast<std::size_t>(tuning_.prior_initial + tuning_.prior_random);
+    const std::size_t warm =
+        static_cast<std::size_t>(tuning_.prior_initial) + static_cast<std::size_t>(tuning_.prior_random);
     if (prior_.usable() && observed_.size() < warm) {
       picks = warm_initial_picks(n);
     } else if (observed_.size() < static_cast<std::size_t>(tuning_.initial_random) && !prior_trusted()) {

@@ -29,7 +29,9 @@ TEST(ConfigFileReader, FilesThatAreNotRegularAreRefusedByKindWithTheFileNamed) {
                                                                {"/dev/zero", "it is a character device"},
                                                                {"/dev/null", "it is a character device"},
                                                                {dir.path(), "it is a directory"}};
-  for (const auto& [file, kind] : cases) {
+  for (const auto& entry : cases) {
+    const fs::path& file = entry.first;  // not a structured binding: clang 14 refuses to capture one in a lambda
+    const std::string& kind = entry.second;
     EXPECT_EQ(test::config_error_of([&] { load_campaign(file); }),
               file.string() + ":1:1: <file>: cannot read: " + kind + " (a readable YAML file)");
     EXPECT_EQ(test::config_error_of([&] { load_site(file); }),
