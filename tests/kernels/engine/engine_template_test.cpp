@@ -3,7 +3,6 @@
 // llama (tied, untied, GQA) and kimi-linear (attention_every 2 and 4), on chunked prefills and mixed batches.
 #include <gtest/gtest.h>
 
-#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -128,9 +127,7 @@ TEST(EngineTemplate, Bf16WeightsFailTheTolerance) {
   for (const auto& m : {small_model("llama", false), small_model("kimi-linear")}) {
     const Weights w = random_weights(m);
     Weights rounded = w;
-    for (float& x : rounded.data)  // round to nearest bf16
-      x = std::bit_cast<float>(
-          (std::bit_cast<std::uint32_t>(x) + 0x7fffu + ((std::bit_cast<std::uint32_t>(x) >> 16) & 1u)) & 0xffff0000u);
+    for (float& x : rounded.data) x = round_to_bf16(x);  // every value, vectors too (weight_precision.hpp)
     run_script(engine, m, rounded, w, false, "bf16 " + m.architecture);
   }
 }
