@@ -2,7 +2,8 @@
 # The code habits CI enforces (CONTRIBUTING.md, "Habits"), over the files git tracks, each step timed:
 #   - clang-format: every C++ file is formatted as .clang-format says (clang-format-14 --dry-run --Werror)
 #   - clang-tidy: .clang-tidy's checks over the translation units of build/compile_commands.json that changed
-#     since the branch left main (all of them with KFORGE_TIDY_ALL=1)
+#     since tools/tidy-clean-at (the commit the whole tree was last checked clean at), with those that include a
+#     changed header; all of them with KFORGE_TIDY_ALL=1, which then says what to write into that file
 #   - shellcheck: every shell script (*.sh, *.sbatch, *.sbatch.in, files with a bash or sh #! line), .shellcheckrc
 #   - ruff: every Python file, ruff.toml (ruff is not packaged by Debian 12: a pinned ruff from PyPI in
 #     build/habits-venv, for this check only; the product's Python uses Debian's python3 alone)
@@ -11,8 +12,8 @@
 #   tools/check-habits.sh [STEP...]       (default: all four steps; run ./setup.sh first for compile_commands.json)
 # Environment: KFORGE_BUILD (build tree, default build), KFORGE_HABITS_JOBS (parallel clang-format and clang-tidy
 # processes, default nproc), KFORGE_RUFF (a ruff binary to use instead of the pinned one), KFORGE_TIDY_SINCE (a
-# commit: clang-tidy checks the translation units changed since it; default where the branch left main),
-# KFORGE_TIDY_ALL=1 (clang-tidy checks every translation unit: over 20 minutes on 2 cores).
+# commit: clang-tidy checks the translation units changed since it; default tools/tidy-clean-at, else where the
+# branch left main), KFORGE_TIDY_ALL=1 (clang-tidy checks every translation unit: 8 to 9 minutes on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -77,11 +78,19 @@ step_clang_format() {
   }
 }
 
-# tidy_base: KFORGE_TIDY_SINCE if set, else where HEAD left main (origin/main or main), or HEAD~1 on main itself;
-# nothing when none of these resolves (a clone without history: then only uncommitted changes are checked).
+# tidy_base: KFORGE_TIDY_SINCE if set, else the commit tools/tidy-clean-at names (where KFORGE_TIDY_ALL=1 last
+# found every translation unit clean: what has not changed since was clean then), else where HEAD left main
+# (origin/main or main), or HEAD~1 on main itself; nothing when none of these resolves (a clone without history:
+# then only uncommitted changes are checked).
 tidy_base() {
   if [[ -n ${KFORGE_TIDY_SINCE:-} ]]; then
     echo "$KFORGE_TIDY_SINCE"
+    return
+  fi
+  local clean_at
+  clean_at=$(sed -n 's/^\([0-9a-f]\{40\}\).*/\1/p' tools/tidy-clean-at 2> /dev/null | head -n 1)
+  if [[ -n $clean_at ]] && git cat-file -e "$clean_at^{commit}" 2> /dev/null; then
+    echo "$clean_at"
     return
   fi
   local main base
@@ -94,6 +103,25 @@ tidy_base() {
     fi
     return
   done
+}
+
+# includers_of_changed_headers CHANGED TUS: the translation units of TUS that include a header named in CHANGED,
+# directly or through other tracked headers. A header is matched by its path below its include/ folder or, for a
+# private header, by its file name (a name shared by two headers checks the includers of both: more, never fewer).
+includers_of_changed_headers() {
+  local key keys=$work/header-keys headers=$work/headers-affected
+  grep -E '\.(hpp|h)$' "$1" > "$headers" || true
+  # The closure: every tracked header that includes an affected one is affected too.
+  while :; do
+    while read -r key; do
+      [[ $key == */include/* ]] && echo "${key##*/include/}" || echo "${key##*/}"
+    done < "$headers" | sed 's/$/"/; p; s/"$/>/' | sort -u > "$keys"
+    [[ -s $keys ]] || return 0
+    git ls-files '*.hpp' '*.h' | xargs grep -lF -f "$keys" 2> /dev/null | cat - "$headers" | sort -u > "$headers.next"
+    cmp -s "$headers" "$headers.next" && break
+    mv "$headers.next" "$headers"
+  done
+  xargs grep -lF -f "$keys" < "$2" 2> /dev/null || true
 }
 
 step_clang_tidy() {
@@ -113,18 +141,22 @@ for entry in json.load(open(sys.argv[1])):
 PY
   git ls-files | sort > "$work/tracked"
   comm -12 "$work/tus" "$work/tracked" | comm -23 - "$work/clang-tidy.skip" > "$work/clang-tidy.checked"
-  # Every translation unit takes clang-tidy seconds to parse: all ~370 are over 20 minutes on 2 cores, more than
-  # CI can give. So by default only those changed since the branch left main (or, on main, in the last commit),
-  # uncommitted changes included; KFORGE_TIDY_ALL=1 checks them all.
+  # Every translation unit takes clang-tidy seconds to parse: all ~390 are 8 to 9 minutes on 2 cores, more than
+  # CI can give beside the suite. So by default only those changed since tools/tidy-clean-at (see tidy_base),
+  # uncommitted changes included, and those that include a changed header; KFORGE_TIDY_ALL=1 checks them all.
   if [[ -z ${KFORGE_TIDY_ALL:-} ]]; then
     local base
     base=$(tidy_base)
     if [[ -n $base ]]; then
       git diff --name-only "$base" -- | sort -u > "$work/changed"
+      includers_of_changed_headers "$work/changed" "$work/clang-tidy.checked" > "$work/includers"
+      sort -u "$work/changed" "$work/includers" -o "$work/changed"
+      # Other checks (or a changed .clang-tidy) make every translation unit new to the checker.
+      grep -qx '.clang-tidy' "$work/changed" && cp "$work/clang-tidy.checked" "$work/changed"
       comm -12 "$work/clang-tidy.checked" "$work/changed" > "$work/clang-tidy.since"
       mv "$work/clang-tidy.since" "$work/clang-tidy.checked"
-      echo "clang-tidy: the $(wc -l < "$work/clang-tidy.checked") translation units changed since $base" \
-           "(KFORGE_TIDY_ALL=1: all of them)"
+      echo "clang-tidy: the $(wc -l < "$work/clang-tidy.checked") translation units changed since $base, or including" \
+           "a header changed since (KFORGE_TIDY_ALL=1: all of them)"
     else
       # A clone without history (git clone --depth 1) cannot say what changed; all of them would not fit CI's time.
       git status --porcelain | sed 's/^...//' | sort -u > "$work/changed"
@@ -152,6 +184,10 @@ PY
   # Excluded files were not run: judge them as not looked at (they must exist); their headers' findings count.
   local bad=0
   judge clang-tidy "$work/clang-tidy.unclean" "$work/clang-tidy.checked" || bad=1
+  if ((!bad)) && [[ -n ${KFORGE_TIDY_ALL:-} ]] && [[ -z $(git status --porcelain --untracked-files=no) ]]; then
+    echo "clang-tidy: every translation unit of $(git rev-parse HEAD) is clean: that line in tools/tidy-clean-at" \
+         "lets later runs check only what changed since"
+  fi
   if ((bad)); then
     excluded clang-tidy > "$work/clang-tidy.excluded"
     grep -vF -f <(sed "s|^|$root/|; s|$|:|" "$work/clang-tidy.excluded") "$work/clang-tidy.findings" |
