@@ -236,7 +236,8 @@ int main(int argc, char** argv) try {
       << ",\"head_dim\":" << model.head_dim << ",\"mlp_hidden\":" << model.mlp_hidden << ",\"vocab\":" << model.vocab
       << ",\"tied_embeddings\":" << (model.tied_embeddings ? "true" : "false") << ",\"rope_theta\":" << model.rope_theta
       << ",\"qkv_bias\":" << (model.qkv_bias ? "true" : "false") << ",\"norm_eps\":" << model.norm_eps
-      << ",\"weight_seed\":" << model.weight_seed << "}";
+      << ",\"weight_seed\":" << model.weight_seed << ",\"rope_scaling_factor\":" << model.rope_scaling_factor
+      << ",\"qk_norm\":" << (model.qk_norm ? "true" : "false") << "}";
   out << ",\"engine\":{\"genome\":" << jobs::json_string(genome_text) << ",\"weights\":\""
       << precision_name(weights.precision) << "\",\"source\":\"" << (source_file.empty() ? "rendered" : "file")
       << "\",\"max_batch\":" << policy.max_batch << ",\"prefill_chunk\":" << policy.prefill_chunk << "}";

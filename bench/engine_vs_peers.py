@@ -51,6 +51,9 @@ def parse_args(argv):
                                    "and weights replace the size options")
     p.add_argument("--genome", action="append", help="kforge engine genome (canonical text); repeat for several")
     p.add_argument("--source", help="kforge engine source file (its batching policy from the first --genome)")
+    p.add_argument("--best", metavar="CAMPAIGN_DIR",
+                   help="also run the fastest verified engine of this finished campaign at --weights (first, before "
+                        "any --genome; bench/peers/campaign_best.py reads its archive with Debian's python3)")
     p.add_argument("--weights", dest="precision", choices=["fp32", "bf16", "int8"],
                    help="the precision every engine serves (docs/engines.md, 'Precisions'): kforge's genomes get "
                         "weights=P, llama.cpp F32 / BF16 / Q8_0, PyTorch fp32 / bf16 (none for int8), vLLM "
@@ -67,7 +70,22 @@ def parse_args(argv):
     if args.campaign:
         apply_campaign(args)
     args.precision = args.precision or "fp32"
+    if args.best:
+        args.genome = [campaign_best(args.best, args.precision)] + (args.genome or [])
     return args
+
+
+def campaign_best(folder, precision):
+    """The genome of the campaign's fastest verified engine at this precision (bench/peers/campaign_best.py)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    run = subprocess.run(["/usr/bin/python3", os.path.join(here, "peers", "campaign_best.py"), folder, precision],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        raise SystemExit(f"engine_vs_peers: --best: {run.stderr.strip()}")
+    best = json.loads(run.stdout)
+    print(f"engine_vs_peers: kforge #0 is {folder}'s best {precision} engine: {best['id']} (generation "
+          f"{best['generation']}, {best['time_ms']:.3f} ms per output token in the campaign)", file=sys.stderr)
+    return best["params"]
 
 
 def apply_campaign(args):
@@ -289,6 +307,12 @@ def main(argv):
             r["tokens_vs_reference"] = token_agreement(r.pop("outputs"), reference)
     trace = load_trace(os.path.join(work, "trace.json"))
     cfg = {k: kforge_runs[0]["model"][k] for k in MODEL_KEYS}  # as engine_serve read them (a model folder's too)
+    model_extras = (("qkv_bias", "q/k/v biases"), ("qk_norm", "q/k norms"),
+                    ("rope_scaling_factor", "Llama 3's RoPE scaling"))
+    extras = [name for key, name in model_extras if kforge_runs[0]["model"].get(key)]
+    if extras:
+        raise SystemExit(f"engine_vs_peers: the model has {', '.join(extras)}, which the peers' model writers here do "
+                         "not carry yet (bench/engine_serve alone gives kforge's figures)")
     import numpy as np
     from safetensors.numpy import load_file
     tensors = load_file(os.path.join(work, "weights.safetensors"))

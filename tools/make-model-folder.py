@@ -5,9 +5,11 @@ weights as safetensors, one file or shards with model.safetensors.index.json.
 
     tools/make-model-folder.py --shape smollm-135m --dtype bf16 --out models/smollm-135m
 
-Shapes: smollm-135m (LlamaForCausalLM, tied), qwen2.5-0.5b (Qwen2ForCausalLM: q/k/v biases, tied),
-tinyllama-1.1b (LlamaForCausalLM, untied), and tiny (a 2-layer llama for quick tests). The weights are uniform with
-the scales of docs/engines.md ("Random weights"), so activations stay O(1) through every layer and logits spread.
+Shapes: smollm-135m (LlamaForCausalLM, tied), qwen2.5-0.5b (Qwen2ForCausalLM: q/k/v biases, tied), qwen3-0.6b
+(Qwen3ForCausalLM: per-head q/k norms, tied), tinyllama-1.1b (LlamaForCausalLM, untied), llama3.2-1b
+(LlamaForCausalLM with Llama 3's RoPE scaling, tied), and tiny (a 2-layer llama for quick tests). The weights are
+uniform with the scales of docs/engines.md ("Random weights"), so activations stay O(1) through every layer and
+logits spread.
 Debian's python3 with numpy; no PyPI package.
 """
 import argparse
@@ -30,11 +32,24 @@ SHAPES = {
                      "rope_theta": 1000000.0, "rms_norm_eps": 1e-6, "max_position_embeddings": 32768,
                      "use_sliding_window": False, "sliding_window": 32768, "max_window_layers": 24,
                      "bos_token_id": 151643, "eos_token_id": 151643},
+    "qwen3-0.6b": {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 1024,
+                   "intermediate_size": 3072, "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128,
+                   "num_hidden_layers": 28, "vocab_size": 151936, "tie_word_embeddings": True,
+                   "rope_theta": 1000000.0, "rms_norm_eps": 1e-6, "max_position_embeddings": 40960,
+                   "use_sliding_window": False, "sliding_window": None, "max_window_layers": 28,
+                   "bos_token_id": 151643, "eos_token_id": 151645},
     "tinyllama-1.1b": {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 2048,
                        "intermediate_size": 5632, "num_attention_heads": 32, "num_key_value_heads": 4,
                        "num_hidden_layers": 22, "vocab_size": 32000, "tie_word_embeddings": False,
                        "rope_theta": 10000.0, "rms_norm_eps": 1e-5, "max_position_embeddings": 2048,
                        "bos_token_id": 1, "eos_token_id": 2},
+    "llama3.2-1b": {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 2048,
+                    "intermediate_size": 8192, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 64,
+                    "num_hidden_layers": 16, "vocab_size": 128256, "tie_word_embeddings": True,
+                    "rope_theta": 500000.0, "rms_norm_eps": 1e-5, "max_position_embeddings": 131072,
+                    "rope_scaling": {"factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                                     "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+                    "bos_token_id": 128000, "eos_token_id": 128001},
     "tiny": {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64,
              "intermediate_size": 128, "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2,
              "vocab_size": 256, "tie_word_embeddings": True, "rope_theta": 10000.0, "rms_norm_eps": 1e-5,
@@ -64,6 +79,8 @@ def tensors(cfg):
         if bias:
             out += [(p + "self_attn.q_proj.bias", [heads * D], 0.1), (p + "self_attn.k_proj.bias", [kv * D], 0.1),
                     (p + "self_attn.v_proj.bias", [kv * D], 0.1)]
+        if cfg["architectures"][0] == "Qwen3ForCausalLM":  # per-head q/k RMSNorm gammas
+            out += [(p + "self_attn.q_norm.weight", [D], None), (p + "self_attn.k_norm.weight", [D], None)]
         out += [(p + "self_attn.o_proj.weight", [H, heads * D], (heads * D * 2 * L) ** -0.5),
                 (p + "post_attention_layernorm.weight", [H], None),
                 (p + "mlp.gate_proj.weight", [F, H], H ** -0.5), (p + "mlp.up_proj.weight", [F, H], H ** -0.5),
@@ -118,9 +135,10 @@ def main(argv):
     cfg = dict(COMMON, **SHAPES[args.shape], torch_dtype=DTYPES[args.dtype][2])
     if args.layers > 0:
         cfg["num_hidden_layers"] = args.layers
-    if cfg["architectures"][0] == "Qwen2ForCausalLM":
-        for key in ("attention_bias", "mlp_bias", "pretraining_tp"):
-            cfg.pop(key)
+    absent = {"Qwen2ForCausalLM": ("attention_bias", "mlp_bias", "pretraining_tp"),  # keys their hub configs lack
+              "Qwen3ForCausalLM": ("mlp_bias", "pretraining_tp")}
+    for key in absent.get(cfg["architectures"][0], ()):
+        cfg.pop(key)
     os.makedirs(args.out, exist_ok=True)
     rng = np.random.default_rng(args.seed)
     shards, current, size = [], [], 0

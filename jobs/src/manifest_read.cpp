@@ -67,6 +67,13 @@ EngineSpec read_engine(const Reader& r) {
   e.model.weights_file = m.get<std::string>("weights_file");
   if (m.has("path")) e.model.path = m.get<std::string>("path");
   if (m.has("qkv_bias")) e.model.qkv_bias = m.get<bool>("qkv_bias");  // absent in manifests written before folders
+  if (m.has("qk_norm")) e.model.qk_norm = m.get<bool>("qk_norm");     // absent in manifests written before Qwen3
+  if (m.has("rope_scaling_factor")) {  // Llama 3's RoPE scaling: written only when the model has it
+    e.model.rope_scaling_factor = m.get<double>("rope_scaling_factor");
+    e.model.rope_low_freq_factor = m.get<double>("rope_low_freq_factor");
+    e.model.rope_high_freq_factor = m.get<double>("rope_high_freq_factor");
+    e.model.rope_original_context = m.get<std::int64_t>("rope_original_context");
+  }
   const Reader w = r.sub("workload");
   e.workload.seed = w.get<std::uint64_t>("seed");
   for (auto [key, field] : {std::pair{"requests", &WorkloadSpec::requests},

@@ -60,6 +60,13 @@ void emit_engine(YAML::Emitter& out, const EngineSpec& e) {
   out << YAML::Key << "weights_file" << YAML::Value << m.weights_file;
   out << YAML::Key << "path" << YAML::Value << m.path;
   out << YAML::Key << "qkv_bias" << YAML::Value << m.qkv_bias;
+  out << YAML::Key << "qk_norm" << YAML::Value << m.qk_norm;
+  if (m.rope_scaling_factor != 0.0) {  // only then: manifests of models without it stay as they were
+    out << YAML::Key << "rope_scaling_factor" << YAML::Value << m.rope_scaling_factor;
+    out << YAML::Key << "rope_low_freq_factor" << YAML::Value << m.rope_low_freq_factor;
+    out << YAML::Key << "rope_high_freq_factor" << YAML::Value << m.rope_high_freq_factor;
+    out << YAML::Key << "rope_original_context" << YAML::Value << m.rope_original_context;
+  }
   out << YAML::EndMap;
   const WorkloadSpec& w = e.workload;
   out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;

@@ -27,4 +27,18 @@ assert e["output_tokens_per_s"]["unit"] == "tokens/s" and e["output_tokens_per_s
 assert abs(sum(r["engine"]["breakdown"].values()) - 1) < 0.05, r["engine"]["breakdown"]
 print("engine best:", e["output_tokens_per_s"]["value"], "tokens/s,", r["best"]["speedup_vs_reference"], "x reference")
 PY
-rm -f "$log.json"
+# The same archive as bench/engine_vs_peers.py --best reads it (bench/peers/campaign_best.py): the fastest verified
+# fp32 engine (no `weights` gene: fp32) is the report's best; a precision the campaign never served is refused.
+/usr/bin/python3 bench/peers/campaign_best.py runs/engine-host fp32 > "$log.best"
+/usr/bin/python3 - "$log.json" "$log.best" <<'PY'
+import json, sys
+report, best = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert best["id"] == report["best"]["id"], (best, report["best"])
+assert best["params"] == report["best"]["params"], (best, report["best"])
+PY
+if /usr/bin/python3 bench/peers/campaign_best.py runs/engine-host int8 2> "$log.err"; then
+  echo "campaign_best.py found an int8 engine in a campaign that served none" >&2
+  exit 1
+fi
+grep -q "runs/engine-host has no verified engine with weights=int8" "$log.err"
+rm -f "$log.json" "$log.best" "$log.err"

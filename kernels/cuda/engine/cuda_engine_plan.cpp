@@ -7,6 +7,7 @@
 #include "cuda_engine_kv_blocks.hpp"
 #include "cuda_engine_weights.hpp"
 #include "kforge/engine/engine_abi.hpp"
+#include "kforge/engine/rope.hpp"
 
 namespace kforge::kernels::cuda::engine {
 namespace {
@@ -17,15 +18,15 @@ enum Op : int { kEmbed, kNorm, kQkv, kAttention, kKda, kOProj, kMlp, kLmHead };
 
 std::size_t floats(std::int64_t n) { return static_cast<std::size_t>(n) * sizeof(float); }
 
-// RoPE's cos and sin of p * theta^(-2i / D) for every position and pair, in double, then rounded once.
+// RoPE's cos and sin of p * inv_freq[i] (rope.hpp) for every position and pair, in double, then rounded once.
 void rope_tables(const jobs::ModelSpec& m, std::int64_t context, std::vector<float>& cos_t, std::vector<float>& sin_t) {
   const std::int64_t half = m.head_dim / 2;
+  const std::vector<double> inv_freq = abi::rope_inverse_frequencies(m);
   cos_t.resize(static_cast<std::size_t>(context * half));
   sin_t.resize(cos_t.size());
   for (std::int64_t p = 0; p < context; ++p)
     for (std::int64_t i = 0; i < half; ++i) {
-      const double angle = static_cast<double>(p) *
-                           std::pow(m.rope_theta, -2.0 * static_cast<double>(i) / static_cast<double>(m.head_dim));
+      const double angle = static_cast<double>(p) * inv_freq[static_cast<std::size_t>(i)];
       cos_t[static_cast<std::size_t>(p * half + i)] = static_cast<float>(std::cos(angle));
       sin_t[static_cast<std::size_t>(p * half + i)] = static_cast<float>(std::sin(angle));
     }

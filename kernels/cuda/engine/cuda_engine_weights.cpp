@@ -106,6 +106,7 @@ DeviceWeights upload_weights(EngineDevice& device, const jobs::ModelSpec& model,
                              const CudaEngineParams& params) {
   kernels::engine::check_model(model);
   if (model.qkv_bias) throw std::invalid_argument("cuda engine: q/k/v biases (Qwen2) are not served yet");
+  if (model.qk_norm) throw std::invalid_argument("cuda engine: per-head q/k norms (Qwen3) are not served yet");
   const std::int64_t H = model.hidden, V = model.vocab;
   DeviceWeights out;
   out.embed = upload_floats(device, tensor_of(weights, "model.embed_tokens.weight"), static_cast<std::size_t>(V * H));

@@ -36,6 +36,13 @@ class Config {
     throw ModelFolderError(file_.string() + ":" + (at == std::string::npos ? "1:1" : where(at)) + ": " + key + ": " +
                            why);
   }
+  // For a key inside the object of a top-level key: "parent.key: why", at the key's first mention after parent's.
+  [[noreturn]] void fail(const std::string& parent, const std::string& key, const std::string& why) const {
+    const std::size_t from = text_.find("\"" + parent + "\"");
+    const std::size_t at = from == std::string::npos ? from : text_.find("\"" + key + "\"", from);
+    throw ModelFolderError(file_.string() + ":" + where(at == std::string::npos ? from : at) + ": " + parent + "." +
+                           key + ": " + why);
+  }
   bool has(const std::string& key) const { return json_.contains(key) && !json_.at(key).is_null(); }
   const json& at(const std::string& key) const { return json_.at(key); }
 
@@ -78,14 +85,43 @@ void refuse_other_math(const Config& c) {
   for (const char* key : {"attention_bias", "mlp_bias"})
     if (c.has(key) && c.at(key) != false) c.fail(key, "projections with biases are not supported");
   if (c.has("pretraining_tp") && c.at("pretraining_tp") != 1) c.fail("pretraining_tp", "must be 1");
-  if (c.has("rope_scaling")) {
-    const json& r = c.at("rope_scaling");
-    const std::string type = r.is_object() ? r.value("rope_type", r.value("type", "")) : "";
-    if (type != "default") c.fail("rope_scaling", "RoPE scaling '" + type + "' is not supported (null or default)");
-  }
   if (c.has("partial_rotary_factor") && c.at("partial_rotary_factor") != 1.0)
     c.fail("partial_rotary_factor", "RoPE on part of the head is not supported");
   if (c.boolean("use_sliding_window", false)) c.fail("use_sliding_window", "sliding-window attention is not supported");
+}
+
+// rope_scaling: null, of type default, or Llama 3's (rope.hpp), whose four numbers must all be there; any other
+// type or key would change the math.
+void read_rope_scaling(const Config& c, jobs::ModelSpec& m) {
+  if (!c.has("rope_scaling")) return;
+  const json& r = c.at("rope_scaling");
+  if (!r.is_object()) c.fail("rope_scaling", "must be an object (or null)");
+  const json type_value = r.value("rope_type", r.value("type", json("")));
+  const std::string type = type_value.is_string() ? type_value.get<std::string>() : "";
+  if (type == "default") return;
+  if (type != "llama3")
+    c.fail("rope_scaling", "RoPE scaling '" + type + "' is not supported (null, default or llama3)");
+  const auto number = [&](const char* key) {
+    if (!r.contains(key)) c.fail("rope_scaling", key, "missing (a positive number; Llama 3's scaling needs it)");
+    if (!r.at(key).is_number() || !(r.at(key).get<double>() > 0)) c.fail("rope_scaling", key, "must be > 0");
+    return r.at(key).get<double>();
+  };
+  for (const auto& [key, value] : r.items())
+    if (key != "rope_type" && key != "type" && key != "factor" && key != "low_freq_factor" &&
+        key != "high_freq_factor" && key != "original_max_position_embeddings")
+      c.fail("rope_scaling", key,
+             "unknown key for llama3 scaling (factor, low_freq_factor, high_freq_factor, "
+             "original_max_position_embeddings)");
+  m.rope_scaling_factor = number("factor");
+  m.rope_low_freq_factor = number("low_freq_factor");
+  m.rope_high_freq_factor = number("high_freq_factor");
+  if (!(m.rope_high_freq_factor > m.rope_low_freq_factor))
+    c.fail("rope_scaling", "high_freq_factor", "must be greater than low_freq_factor");
+  const json& context =
+      r.contains("original_max_position_embeddings") ? r.at("original_max_position_embeddings") : json();
+  if (!context.is_number_integer() || context.get<std::int64_t>() < 1)
+    c.fail("rope_scaling", "original_max_position_embeddings", "missing or not a positive integer");
+  m.rope_original_context = context.get<std::int64_t>();
 }
 
 }  // namespace
@@ -97,14 +133,18 @@ jobs::ModelSpec model_from_folder(const fs::path& dir) {
       !c.at("architectures")[0].is_string())
     c.fail("architectures", "missing or not a list of one architecture name");
   const std::string arch = c.at("architectures")[0].get<std::string>();
-  if (arch != "LlamaForCausalLM" && arch != "MistralForCausalLM" && arch != "Qwen2ForCausalLM")
-    c.fail("architectures", "'" + arch + "' is not supported (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM)");
+  if (arch != "LlamaForCausalLM" && arch != "MistralForCausalLM" && arch != "Qwen2ForCausalLM" &&
+      arch != "Qwen3ForCausalLM")
+    c.fail("architectures", "'" + arch +
+                                "' is not supported (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, "
+                                "Qwen3ForCausalLM)");
   if (arch == "MistralForCausalLM" && c.has("sliding_window"))
     c.fail("sliding_window", "sliding-window attention is not supported (null: attend over the whole context)");
   refuse_other_math(c);
   jobs::ModelSpec m;
   m.architecture = "llama";
   m.qkv_bias = arch == "Qwen2ForCausalLM";  // Qwen2's q, k and v projections always have biases, its o none
+  m.qk_norm = arch == "Qwen3ForCausalLM";   // Qwen3: no biases (attention_bias false), q and k normalised per head
   m.path = dir.string();
   m.layers = c.integer("num_hidden_layers", 0, true);
   m.hidden = c.integer("hidden_size", 0, true);
@@ -115,6 +155,7 @@ jobs::ModelSpec model_from_folder(const fs::path& dir) {
   m.vocab = c.integer("vocab_size", 0, true);
   m.tied_embeddings = c.boolean("tie_word_embeddings", false);  // transformers' default for these architectures
   m.rope_theta = c.number("rope_theta", 10000.0);
+  read_rope_scaling(c, m);
   m.norm_eps = c.number("rms_norm_eps", 1e-6);
   if (m.heads % m.kv_heads != 0) c.fail("num_key_value_heads", "must divide num_attention_heads");
   if (m.head_dim % 2 != 0) c.fail(c.has("head_dim") ? "head_dim" : "hidden_size", "the head dimension must be even");

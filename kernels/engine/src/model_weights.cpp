@@ -43,6 +43,7 @@ void check_model(const jobs::ModelSpec& m) {
   if (!(m.rope_theta > 0.0) || !(m.norm_eps > 0.0))
     throw std::invalid_argument("model: rope_theta and norm_eps must be > 0");
   if (m.qkv_bias && m.architecture != "llama") throw std::invalid_argument("model: q/k/v biases are llama's only");
+  if (m.qk_norm && m.architecture != "llama") throw std::invalid_argument("model: q/k norms are llama's only");
 }
 
 std::vector<TensorInfo> tensor_list(const jobs::ModelSpec& m) {
@@ -61,6 +62,10 @@ std::vector<TensorInfo> tensor_list(const jobs::ModelSpec& m) {
         out.push_back({p + "self_attn.q_proj.bias", {q_out}});
         out.push_back({p + "self_attn.k_proj.bias", {kv_out}});
         out.push_back({p + "self_attn.v_proj.bias", {kv_out}});
+      }
+      if (m.qk_norm) {  // Qwen3: one gamma per head dimension, shared by every head
+        out.push_back({p + "self_attn.q_norm.weight", {m.head_dim}});
+        out.push_back({p + "self_attn.k_norm.weight", {m.head_dim}});
       }
     } else {  // Kimi Delta Attention: heads for q, k and v alike, per-channel decay and per-head beta
       out.push_back({p + "self_attn.q_proj.weight", {q_out, H}});

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "kforge/engine/reference_math.hpp"
+#include "kforge/engine/rope.hpp"
 
 namespace kforge::kernels::engine {
 namespace {
@@ -42,6 +43,7 @@ ReferenceEngine::ReferenceEngine(const jobs::ModelSpec& model, const Weights& we
     throw std::invalid_argument("reference engine: the weights do not hold this model's tensors");
   if (max_slots < 1 || max_context < 1)
     throw std::invalid_argument("reference engine: max_slots and max_context must be >= 1");
+  inv_freq_ = rope_inverse_frequencies(model);
   w_.assign(weights.data.begin(), weights.data.end());
   auto at = [&](const std::string& name) {
     for (std::size_t i = 0; i < expected.size(); ++i)
@@ -64,6 +66,10 @@ ReferenceEngine::ReferenceEngine(const jobs::ModelSpec& model, const Weights& we
       layer.k_bias = at(p + "self_attn.k_proj.bias");
       layer.v_bias = at(p + "self_attn.v_proj.bias");
     }
+    if (layer.attention && model.qk_norm) {
+      layer.q_norm = at(p + "self_attn.q_norm.weight");
+      layer.k_norm = at(p + "self_attn.k_norm.weight");
+    }
     if (!layer.attention) {
       layer.f = at(p + "self_attn.f_proj.weight");
       layer.b = at(p + "self_attn.b_proj.weight");
@@ -79,16 +85,30 @@ ReferenceEngine::ReferenceEngine(const jobs::ModelSpec& model, const Weights& we
   for (auto& slot : slots_) reset(slot);
 }
 
-void ReferenceEngine::add_qkv_bias(const Layer& layer, std::int64_t rows, double* q, double* k, double* v) const {
-  if (!model_.qkv_bias) return;
-  const std::int64_t q_width = model_.heads * model_.head_dim, kv_width = model_.kv_heads * model_.head_dim;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    for (std::int64_t c = 0; c < q_width; ++c) q[r * q_width + c] += w_[layer.q_bias + c];
-    for (std::int64_t c = 0; c < kv_width; ++c) {
-      k[r * kv_width + c] += w_[layer.k_bias + c];
-      v[r * kv_width + c] += w_[layer.v_bias + c];
+void ReferenceEngine::finish_qkv(const Layer& layer, std::int64_t rows, double* q, double* k, double* v) const {
+  const std::int64_t D = model_.head_dim, q_width = model_.heads * D, kv_width = model_.kv_heads * D;
+  if (model_.qkv_bias) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t c = 0; c < q_width; ++c) q[r * q_width + c] += w_[layer.q_bias + c];
+      for (std::int64_t c = 0; c < kv_width; ++c) {
+        k[r * kv_width + c] += w_[layer.k_bias + c];
+        v[r * kv_width + c] += w_[layer.v_bias + c];
+      }
     }
   }
+  if (model_.qk_norm) {
+    for (std::int64_t head = 0; head < rows * model_.heads; ++head)
+      reference_math::rms_norm(q + head * D, w_.data() + layer.q_norm, model_.norm_eps, D, q + head * D);
+    for (std::int64_t head = 0; head < rows * model_.kv_heads; ++head)
+      reference_math::rms_norm(k + head * D, w_.data() + layer.k_norm, model_.norm_eps, D, k + head * D);
+  }
+}
+
+void ReferenceEngine::use_rope_inverse_frequencies(std::vector<double> inv_freq) {
+  if (inv_freq.size() != inv_freq_.size())
+    throw std::invalid_argument("reference engine: " + std::to_string(inv_freq.size()) +
+                                " RoPE frequencies for a head dimension of " + std::to_string(model_.head_dim));
+  inv_freq_ = std::move(inv_freq);
 }
 
 std::int64_t ReferenceEngine::position(int slot) const { return slots_.at(static_cast<std::size_t>(slot)).length; }
@@ -187,11 +207,11 @@ void ReferenceEngine::attention(const Layer& layer, std::size_t l, Slot& slot, c
     matvec(w_.data() + layer.q, heads * D, H, h.data(), q.data());
     matvec(w_.data() + layer.k, kv_width, H, h.data(), k);
     matvec(w_.data() + layer.v, kv_width, H, h.data(), v);
-    add_qkv_bias(layer, 1, q.data(), k, v);
+    finish_qkv(layer, 1, q.data(), k, v);
   });
   timed(kAttention, [&] {
-    for (std::int64_t hd = 0; hd < heads; ++hd) reference_math::rope(q.data() + hd * D, D, pos, model_.rope_theta);
-    for (std::int64_t hd = 0; hd < kvh; ++hd) reference_math::rope(k + hd * D, D, pos, model_.rope_theta);
+    for (std::int64_t hd = 0; hd < heads; ++hd) reference_math::rope(q.data() + hd * D, D, pos, inv_freq_.data());
+    for (std::int64_t hd = 0; hd < kvh; ++hd) reference_math::rope(k + hd * D, D, pos, inv_freq_.data());
     out.assign(static_cast<std::size_t>(heads * D), 0.0);
     for (std::int64_t hd = 0; hd < heads; ++hd) {
       const std::int64_t g = hd / (heads / kvh);  // grouped-query attention: the kv head of this query head

@@ -27,6 +27,7 @@ extern "C" void reference_engine_entry(const std::int64_t* args, void* const* bu
       m.tied_embeddings = args[kArgTiedEmbeddings] != 0;
       m.attention_every = args[kArgAttentionEvery];
       m.qkv_bias = args[kArgQkvBias] != 0;
+      m.qk_norm = args[kArgQkNorm] != 0;
       const auto* constants = static_cast<const double*>(buffers[1]);
       m.rope_theta = constants[0];
       m.norm_eps = constants[1];
@@ -34,6 +35,7 @@ extern "C" void reference_engine_entry(const std::int64_t* args, void* const* bu
       std::copy_n(static_cast<const float*>(buffers[0]), w.data.size(), w.data.begin());
       engine = std::make_unique<ReferenceEngine>(m, w, static_cast<int>(args[kArgMaxSlots]),
                                                  static_cast<int>(args[kArgMaxContext]));
+      engine->use_rope_inverse_frequencies({constants + 2, constants + 2 + m.head_dim / 2});
       vocab = m.vocab;
       return;
     }

@@ -27,7 +27,7 @@ void ReferenceEngine::project_attention_inputs(const Layer& layer, const std::ve
   project(h.data(), n, H, w_.data() + layer.q, q_width, q.data());
   project(h.data(), n, H, w_.data() + layer.k, kv_width, k.data());
   project(h.data(), n, H, w_.data() + layer.v, kv_width, v.data());
-  add_qkv_bias(layer, n, q.data(), k.data(), v.data());
+  finish_qkv(layer, n, q.data(), k.data(), v.data());
 }
 
 void ReferenceEngine::project_kda_inputs(const Layer& layer, const std::vector<double>& h, std::vector<double>& q,
@@ -74,12 +74,12 @@ void ReferenceEngine::step_attention(const Layer& layer, std::size_t l, const st
         double* kt = kc.data() + (first + t) * kv_width;
         std::copy_n(k.data() + (row + t) * kv_width, kv_width, kt);
         std::copy_n(v.data() + (row + t) * kv_width, kv_width, vc.data() + (first + t) * kv_width);
-        for (std::int64_t g = 0; g < kvh; ++g) reference_math::rope(kt + g * D, D, first + t, model_.rope_theta);
+        for (std::int64_t g = 0; g < kvh; ++g) reference_math::rope(kt + g * D, D, first + t, inv_freq_.data());
       }
       for (std::int64_t t = 0; t < s.token_count; ++t) {  // then each token attends to positions up to its own
         double* qt = q.data() + (row + t) * heads * D;
         for (std::int64_t hd = 0; hd < heads; ++hd) {
-          reference_math::rope(qt + hd * D, D, first + t, model_.rope_theta);
+          reference_math::rope(qt + hd * D, D, first + t, inv_freq_.data());
           const std::int64_t g = hd / (heads / kvh);  // grouped-query attention: the kv head of this query head
           reference_math::attend(qt + hd * D, kc.data() + g * D, vc.data() + g * D, kv_width, first + t, D,
                                  mixed.data() + (row + t) * heads * D + hd * D);

@@ -35,9 +35,9 @@ void ReferenceEngine::forced_attention(const Layer& layer, std::span<const Force
     const auto len = static_cast<std::int64_t>(s.tokens.size());
     for (std::int64_t t = 0; t < len; ++t) {
       for (std::int64_t hd = 0; hd < heads; ++hd)
-        reference_math::rope(q.data() + (first + t) * heads * D + hd * D, D, t, model_.rope_theta);
+        reference_math::rope(q.data() + (first + t) * heads * D + hd * D, D, t, inv_freq_.data());
       for (std::int64_t g = 0; g < kvh; ++g)
-        reference_math::rope(k.data() + (first + t) * kv_width + g * D, D, t, model_.rope_theta);
+        reference_math::rope(k.data() + (first + t) * kv_width + g * D, D, t, inv_freq_.data());
     }
     for (std::int64_t t = 0; t < len; ++t) {
       for (std::int64_t hd = 0; hd < heads; ++hd) {

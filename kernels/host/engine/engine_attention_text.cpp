@@ -79,6 +79,14 @@ inline void silu_mul(const float* gate, const float* up, float* out, i64 n) {
   for (; j < n; ++j) out[j] = gate[j] / (1.0f + std::exp(-gate[j])) * up[j];
 }
 
+// Qwen3's per-head RMSNorm of q and k, before RoPE: v = v / sqrt(mean(v^2) + eps) * gamma over one head.
+void head_norm(float* v, const float* gamma) {
+  float ss = 0.0f;
+  for (i64 i = 0; i < M.head_dim; ++i) ss += v[i] * v[i];
+  const float inv = 1.0f / std::sqrt(ss / static_cast<float>(M.head_dim) + static_cast<float>(M.eps));
+  for (i64 i = 0; i < M.head_dim; ++i) v[i] = v[i] * inv * gamma[i];
+}
+
 void rope(float* v, i64 pos) {
   const i64 half = M.head_dim / 2;
   const float* c = rope_cos.data() + pos * half;
@@ -143,14 +151,20 @@ void attend(const float* q, i64 slot, int layer, i64 g, i64 pos, float scale, fl
 
 void attention(const Layer& L, i64 rows) {
   const i64 D = M.head_dim, W = M.proj_width, group = M.heads / M.kv_heads;
-  for (i64 r = 0; r < rows; ++r) {  // RoPE, then K and V into the cache at their positions
+  for (i64 r = 0; r < rows; ++r) {  // (Qwen3's q/k norms,) RoPE, then K and V into the cache at their positions
     float* q = proj.data() + r * W;
-    for (i64 hd = 0; hd < M.heads; ++hd) rope(q + hd * D, row_pos[r]);
+    for (i64 hd = 0; hd < M.heads; ++hd) {
+      if (M.qk_norm) head_norm(q + hd * D, L.q_norm.data());
+      rope(q + hd * D, row_pos[r]);
+    }
     float* k = kv_at(false, row_slot[r], L.cache_index, row_pos[r]);
     float* v = kv_at(true, row_slot[r], L.cache_index, row_pos[r]);
     std::memcpy(k, q + M.q_width, static_cast<std::size_t>(M.kv_width) * sizeof(float));
     std::memcpy(v, q + M.q_width + M.kv_width, static_cast<std::size_t>(M.kv_width) * sizeof(float));
-    for (i64 hd = 0; hd < M.kv_heads; ++hd) rope(k + hd * D, row_pos[r]);
+    for (i64 hd = 0; hd < M.kv_heads; ++hd) {
+      if (M.qk_norm) head_norm(k + hd * D, L.k_norm.data());
+      rope(k + hd * D, row_pos[r]);
+    }
   }
   mixed.resize(static_cast<std::size_t>(rows * M.q_width));
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));

@@ -4,6 +4,8 @@
 #include <limits>
 #include <vector>
 
+#include "kforge/engine/rope.hpp"
+
 namespace kforge::kernels::engine {
 namespace {
 
@@ -36,11 +38,14 @@ double init_engine(host::CandidateProcess& process, const jobs::ModelSpec& model
   args[kArgMaxSlots] = sizes.slots;
   args[kArgMaxContext] = sizes.max_context;
   args[kArgQkvBias] = model.qkv_bias ? 1 : 0;
-  std::array<double, 2> scalars{model.rope_theta, model.norm_eps};
+  args[kArgQkNorm] = model.qk_norm ? 1 : 0;
+  std::vector<double> scalars{model.rope_theta, model.norm_eps};
+  const std::vector<double> inv_freq = rope_inverse_frequencies(model);
+  scalars.insert(scalars.end(), inv_freq.begin(), inv_freq.end());
   std::vector<std::byte> spare(step_mapping_bytes(sizes, model.vocab));
   const std::array<host::CallBuffer, 3> buffers{
       host::CallBuffer{weights.data.data(), weights.data.size() * sizeof(float)},
-      host::CallBuffer{scalars.data(), sizeof scalars}, host::CallBuffer{spare.data(), spare.size()}};
+      host::CallBuffer{scalars.data(), scalars.size() * sizeof(double)}, host::CallBuffer{spare.data(), spare.size()}};
   // Staged and run, never collected: copying the buffers back would let the candidate rewrite the harness's
   // weights, which the reference engine is built from.
   process.stage(args, buffers);

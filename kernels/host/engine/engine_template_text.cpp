@@ -69,6 +69,7 @@ struct Layer {
   std::vector<float> in_gamma, post_gamma;
   std::vector<Linear> in_proj;  // q, k, v (and f, b for KDA): one fused Linear or one per tensor
   std::vector<float> in_bias;   // with q/k/v biases: q's, k's and v's, in the projection's column order
+  std::vector<float> q_norm, k_norm;  // with q/k norms (Qwen3): head_dim gammas each
   Linear o;
   std::vector<Linear> gate_up;  // gate and up: one fused Linear or two
   Linear down;
@@ -78,7 +79,7 @@ struct Layer {
 struct Model {
   i64 arch = 0, layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, mlp = 0, vocab = 0, every = 0;
   i64 slots = 0, context = 0;
-  bool tied = true, qkv_bias = false;
+  bool tied = true, qkv_bias = false, qk_norm = false;
   double theta = 10000.0, eps = 1e-5;
   i64 q_width = 0, kv_width = 0, proj_width = 0;  // proj_width: columns of the attention layers' projection
   i64 kda_proj_width = 0;
@@ -149,6 +150,7 @@ void init(const std::int64_t* args, void* const* buffers) {
   M.slots = args[11];
   M.context = args[12];
   M.qkv_bias = args[13] != 0;
+  M.qk_norm = args[14] != 0;
   M.theta = static_cast<const double*>(buffers[1])[0];
   M.eps = static_cast<const double*>(buffers[1])[1];
   const i64 H = M.hidden, D = M.head_dim;
@@ -180,6 +182,12 @@ void init(const std::int64_t* args, void* const* buffers) {
       const float* bias = take(M.proj_width);  // q_proj.bias, k_proj.bias, v_proj.bias: adjacent, in column order
       L.in_bias.assign(bias, bias + M.proj_width);
     }
+    if (L.attention && M.qk_norm) {
+      const float* q_norm = take(D);
+      L.q_norm.assign(q_norm, q_norm + D);
+      const float* k_norm = take(D);
+      L.k_norm.assign(k_norm, k_norm + D);
+    }
     const float* fold = FOLD_NORM ? in_gamma : nullptr;
     if constexpr (FUSE_QKV) {
       L.in_proj.push_back(make_linear(parts, outs, H, fold));
@@ -204,13 +212,15 @@ void init(const std::int64_t* args, void* const* buffers) {
   final_gamma.assign(fg, fg + H);
   const float* head = M.tied ? emb : take(M.vocab * H);
   lm_head = make_linear({head}, {M.vocab}, H, FOLD_NORM ? fg : nullptr);
-  // RoPE tables in double, then float: Hugging Face's rotate_half convention (i pairs with i + D/2).
+  // RoPE tables in double, then float: Hugging Face's rotate_half convention (i pairs with i + D/2), each pair
+  // turned by position x the inverse frequency kInit gives (engine_abi.hpp: Llama 3's scaling included).
   const i64 half = D / 2;
+  const double* inv_freq = static_cast<const double*>(buffers[1]) + 2;
   rope_cos.resize(static_cast<std::size_t>(M.context * half));
   rope_sin.resize(rope_cos.size());
   for (i64 p = 0; p < M.context; ++p)
     for (i64 i = 0; i < half; ++i) {
-      const double angle = static_cast<double>(p) * std::pow(M.theta, -2.0 * static_cast<double>(i) / static_cast<double>(D));
+      const double angle = static_cast<double>(p) * inv_freq[i];
       rope_cos[p * half + i] = static_cast<float>(std::cos(angle));
       rope_sin[p * half + i] = static_cast<float>(std::sin(angle));
     }

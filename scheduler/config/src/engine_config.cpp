@@ -70,6 +70,9 @@ jobs::ModelSpec read_model_folder(const MapReader& model, const CampaignConfig& 
   if (m.qkv_bias && campaign.backend != "host")
     model.fail("path", "the " + campaign.backend + " engine does not add q/k/v biases yet (a Qwen2 model)",
                "a model without q/k/v biases for campaign.backend " + campaign.backend + ", or backend host");
+  if (m.qk_norm && campaign.backend != "host")
+    model.fail("path", "the " + campaign.backend + " engine does not normalise q and k per head yet (a Qwen3 model)",
+               "a model without q/k norms for campaign.backend " + campaign.backend + ", or backend host");
   return m;
 }
 

@@ -14,6 +14,7 @@
 #include "kforge/engine/engine_abi.hpp"
 #include "kforge/engine/model_weights.hpp"
 #include "kforge/engine/reference_engine.hpp"
+#include "kforge/engine/rope.hpp"
 
 namespace kforge::kernels::engine::model_testing {
 
@@ -49,6 +50,7 @@ inline std::vector<std::int64_t> init_args(const jobs::ModelSpec& m, int slots, 
   a[kArgMaxSlots] = slots;
   a[kArgMaxContext] = context;
   a[kArgQkvBias] = m.qkv_bias ? 1 : 0;
+  a[kArgQkNorm] = m.qk_norm ? 1 : 0;
   return a;
 }
 
@@ -74,8 +76,10 @@ class AbiEngine {
   }
   void init(const jobs::ModelSpec& m, const Weights& w, int slots, int context) {
     const auto args = init_args(m, slots, context);
-    double constants[2] = {m.rope_theta, m.norm_eps};
-    void* buffers[2] = {const_cast<float*>(w.data.data()), constants};
+    std::vector<double> constants{m.rope_theta, m.norm_eps};  // engine_abi.hpp: then RoPE's inverse frequencies
+    const std::vector<double> inv_freq = rope_inverse_frequencies(m);
+    constants.insert(constants.end(), inv_freq.begin(), inv_freq.end());
+    void* buffers[2] = {const_cast<float*>(w.data.data()), constants.data()};
     fn_(args.data(), buffers);
     vocab_ = m.vocab;
   }

@@ -258,6 +258,8 @@ TEST(ReferenceEngine, BlockedStepsEqualTheScalarStepsOnEveryArchitecture) {
   models.back().head_dim = 24;  // heads x head_dim wider than hidden
   models.push_back(small_model("llama", false));
   models.back().qkv_bias = true;  // Qwen2
+  models.push_back(small_model("llama"));
+  models.back().qk_norm = true;  // Qwen3
   const std::vector<std::pair<std::vector<SeqDesc>, std::vector<std::int32_t>>> steps = {
       {{{0, 0, 5}, {2, 0, 3}}, {5, 17, 200, 3, 99, 41, 7, 255}},
       {{{0, 5, 4}, {1, 0, 1}, {2, 3, 1}}, {0, 64, 12, 8, 1, 2}},

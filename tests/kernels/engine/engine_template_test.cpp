@@ -94,14 +94,17 @@ TEST(EngineTemplate, RenderedEnginesMatchTheReference) {
   qwen.qkv_bias = true;
   auto qwen_tied = mha_tied;
   qwen_tied.qkv_bias = true;
+  // Qwen3: each head of q and k RMS-normalised (with its own gammas) before RoPE.
+  auto qwen3 = gqa32;
+  qwen3.qk_norm = true;
   // Every option value at least once; every genome on a llama and a kimi-linear model.
   const std::vector<Case> cases = {
       {genome(0, 0, 0, 0, 0, 0, 0, 1), {gqa_untied, kimi2, qwen}},
       {genome(1, 1, 1, 1, 1, 1, 16, 2), {mha_tied, kimi4, qwen_tied}},
       {genome(2, 1, 0, 1, 0, 0, 32, 1), {gqa_untied, kimi4, qwen_tied}},
       {genome(0, 0, 1, 0, 1, 1, 64, 4), {mha_tied, kimi2, qwen}},  // 4 threads: more than this machine's cores
-      {genome(3, 1, 1, 1, 1, 1, 0, 2), {gqa32, kimi64}},
-      {genome(4, 0, 0, 1, 0, 1, 16, 0), {gqa32, kimi4}},  // 0: one thread per CPU the process may use
+      {genome(3, 1, 1, 1, 1, 1, 0, 2), {gqa32, kimi64, qwen3}},
+      {genome(4, 0, 0, 1, 0, 1, 16, 0), {gqa32, kimi4, qwen3}},  // 0: one thread per CPU the process may use
   };
   std::vector<std::future<AbiEngine>> compiled;  // the compiles run side by side: they are most of the time
   for (std::size_t c = 0; c < cases.size(); ++c)

@@ -97,6 +97,15 @@ TEST_F(ModelFolder, ConfigJsonGivesTheModel) {
   EXPECT_TRUE(std::any_of(tensors.begin(), tensors.end(), [](const TensorInfo& t) {
     return t.name == "model.layers.0.self_attn.k_proj.bias" && t.shape == std::vector<std::int64_t>{32};
   }));
+  EXPECT_FALSE(qwen.qk_norm);
+  config_with("architectures", R"("architectures": ["Qwen3ForCausalLM"], "head_dim": 32, "use_sliding_window": false)");
+  const jobs::ModelSpec qwen3 = model_from_folder(dir);
+  EXPECT_TRUE(qwen3.qk_norm);  // Qwen3 normalises each head of q and k, and has no biases
+  EXPECT_FALSE(qwen3.qkv_bias);
+  const auto qwen3_tensors = tensor_list(qwen3);
+  EXPECT_TRUE(std::any_of(qwen3_tensors.begin(), qwen3_tensors.end(), [](const TensorInfo& t) {
+    return t.name == "model.layers.1.self_attn.q_norm.weight" && t.shape == std::vector<std::int64_t>{32};
+  }));
 }
 
 TEST_F(ModelFolder, RefusedKeysAreNamedWithTheirLineAndColumn) {
@@ -122,6 +131,35 @@ TEST_F(ModelFolder, RefusedKeysAreNamedWithTheirLineAndColumn) {
   EXPECT_NE(error().find("num_hidden_layers: missing"), std::string::npos) << error();
   fs::remove(dir / "config.json");
   EXPECT_NE(error().find("config.json: cannot read it"), std::string::npos) << error();
+}
+
+// Llama 3's RoPE scaling (Llama 3.1 and 3.2 folders) is read into the model; a missing or unknown key of it, or
+// another type, is refused by name.
+TEST_F(ModelFolder, Llama3RopeScalingIsReadAndItsKeysChecked) {
+  const std::string llama3 = R"("rope_scaling": {"factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+    "original_max_position_embeddings": 8192, "rope_type": "llama3"})";
+  config_with("rope_scaling", llama3);
+  const jobs::ModelSpec m = model_from_folder(dir);
+  EXPECT_EQ(m.rope_scaling_factor, 32.0);
+  EXPECT_EQ(m.rope_low_freq_factor, 1.0);
+  EXPECT_EQ(m.rope_high_freq_factor, 4.0);
+  EXPECT_EQ(m.rope_original_context, 8192);
+  config_with("rope_scaling", R"("rope_scaling": {"rope_type": "default"})");
+  EXPECT_EQ(model_from_folder(dir).rope_scaling_factor, 0.0);
+  const std::string file = (dir / "config.json").string();
+  std::string missing = llama3;
+  missing.replace(missing.find(R"("low_freq_factor": 1.0,)"), 23, "");
+  config_with("rope_scaling", missing);
+  EXPECT_EQ(error().rfind(file + ":16:3: rope_scaling.low_freq_factor: missing", 0), 0u) << error();
+  std::string unknown = llama3;
+  unknown.replace(unknown.find(R"("factor")"), 8, R"("attention_factor": 1.0, "factor")");
+  config_with("rope_scaling", unknown);
+  EXPECT_EQ(error().rfind(file + ":16:20: rope_scaling.attention_factor: unknown key", 0), 0u) << error();
+  std::string inverted = llama3;
+  inverted.replace(inverted.find(R"("high_freq_factor": 4.0)"), 23, R"("high_freq_factor": 0.5)");
+  config_with("rope_scaling", inverted);
+  EXPECT_NE(error().find("rope_scaling.high_freq_factor: must be greater than low_freq_factor"), std::string::npos)
+      << error();
 }
 
 // Weights with only the tensors named in `names`, as Weights::data would hold them for a shard.

@@ -21,10 +21,19 @@ struct ModelSpec {
   std::int64_t vocab = 0;
   bool tied_embeddings = true;  // the LM head reuses the token embedding
   bool qkv_bias = false;        // llama only: the q, k and v projections add a bias (Qwen2)
+  bool qk_norm = false;         // llama only: each head of q and k is RMS-normalised before RoPE (Qwen3)
   // kimi-linear: layer l (0-based) is full attention when (l + 1) % attention_every == 0, else KDA
   // (attention_every 4 = 3 KDA : 1 attention). Ignored for llama.
   std::int64_t attention_every = 4;
   double rope_theta = 10000.0;
+  // Llama 3's RoPE scaling (config.json's rope_scaling of type llama3; docs/engines.md, "Model folders"): 0 = none.
+  // Wavelengths shorter than original_context / high_freq_factor keep their frequency, those longer than
+  // original_context / low_freq_factor are divided by the factor, and those between are interpolated
+  // (kernels/engine/include/kforge/engine/rope.hpp).
+  double rope_scaling_factor = 0.0;
+  double rope_low_freq_factor = 1.0;
+  double rope_high_freq_factor = 4.0;
+  std::int64_t rope_original_context = 8192;
   double norm_eps = 1e-5;
   std::uint64_t weight_seed = 1;  // deterministic random weights when weights_file is ""
   std::string weights_file;       // safetensors (.safetensors) or HDF5 (.h5) file; absolute in a manifest

@@ -9,8 +9,10 @@
 //
 // args[0] is the operation:
 //  kInit: once, before anything else. args[1..kInitArgs) = the model (InitArg order below), buffers[0] = every
-//         weight as float32, concatenated in model_weights.hpp's tensor order, buffers[1] = double[2]
-//         {rope_theta, norm_eps}. The engine copies (or packs) what it needs: buffers are reused by later calls.
+//         weight as float32, concatenated in model_weights.hpp's tensor order, buffers[1] = double[2 + head_dim/2]
+//         {rope_theta, norm_eps, RoPE's inverse frequency of each pair of head dimensions (rope.hpp: an engine
+//         rotates with these, which carry Llama 3's scaling, rather than computing them from rope_theta)}. The engine
+//         copies (or packs) what it needs: buffers are reused by later calls.
 //  kStep: one forward step over a batch of sequences. args[1] = number of sequences S, args[2] = total tokens N.
 //         buffers[0] = int64[S * 3]: per sequence {slot, start_position, token_count}; a sequence with
 //         start_position 0 starts a new request in that slot (whatever the slot held before is gone).
@@ -43,6 +45,7 @@ enum InitArg : int {
   kArgMaxSlots,    // sequences that can be alive at once (slot ids are 0 .. max_slots-1)
   kArgMaxContext,  // positions per sequence (prompt + output)
   kArgQkvBias,     // 1 = attention layers add a bias after the q, k and v projections (Qwen2)
+  kArgQkNorm,      // 1 = attention layers RMS-normalise each head of q and k before RoPE (Qwen3)
   kInitArgs
 };
 

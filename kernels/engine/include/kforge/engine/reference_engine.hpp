@@ -55,6 +55,10 @@ class ReferenceEngine {
   const jobs::ModelSpec& model() const { return model_; }
   std::int64_t position(int slot) const;  // tokens held by the slot
 
+  // RoPE's inverse frequencies (rope.hpp), from the model unless replaced: the reference behind the ABI rotates
+  // with the table kInit hands every engine. Throws std::invalid_argument for a table of another size.
+  void use_rope_inverse_frequencies(std::vector<double> inv_freq);
+
   // Seconds spent per operator class (engine_abi.hpp's kOperators) during the last step.
   const std::array<double, kOperatorCount>& last_step_seconds() const { return seconds_; }
 
@@ -63,6 +67,7 @@ class ReferenceEngine {
     bool attention = true;
     std::size_t in_norm = 0, q = 0, k = 0, v = 0, f = 0, b = 0, o = 0, post_norm = 0, gate = 0, up = 0, down = 0;
     std::size_t q_bias = 0, k_bias = 0, v_bias = 0;
+    std::size_t q_norm = 0, k_norm = 0;  // with qk_norm
   };
   struct Slot {
     std::int64_t length = 0;
@@ -70,8 +75,9 @@ class ReferenceEngine {
     std::vector<std::vector<double>> state;  // per layer: [heads][head_dim][head_dim] (KDA layers)
   };
   void reset(Slot& slot) const;
-  // With qkv_bias: each of `rows` rows of q, k and v gets its projection's bias added.
-  void add_qkv_bias(const Layer& layer, std::int64_t rows, double* q, double* k, double* v) const;
+  // What follows the q, k and v projections of `rows` rows before RoPE: with qkv_bias each gets its projection's
+  // bias added (Qwen2); with qk_norm each head of q and k is RMS-normalised with its gamma (Qwen3).
+  void finish_qkv(const Layer& layer, std::int64_t rows, double* q, double* k, double* v) const;
   // Many token rows at once (step_blocked and teacher_forced alike), each projection one dgemm: an attention layer's
   // q, k and v (biases added) from the normalised rows h, and a KDA layer's q, k, v, f and b.
   void project_attention_inputs(const Layer& layer, const std::vector<double>& h, std::vector<double>& q,
@@ -103,7 +109,8 @@ class ReferenceEngine {
                   std::vector<double>& mixed) const;
 
   jobs::ModelSpec model_;
-  std::vector<double> w_;  // the weights in double, in Weights::data's layout
+  std::vector<double> inv_freq_;  // RoPE, head_dim / 2 values
+  std::vector<double> w_;         // the weights in double, in Weights::data's layout
   std::vector<Layer> layers_;
   std::size_t embed_ = 0, final_norm_ = 0, lm_head_ = 0;
   std::vector<Slot> slots_;

@@ -23,12 +23,11 @@ inline void rms_norm(const double* x, const double* gamma, double eps, std::int6
   for (std::int64_t i = 0; i < n; ++i) out[i] = x[i] * inv * gamma[i];
 }
 
-// Hugging Face's rotate_half RoPE: dimension i pairs with i + d/2, angle pos * theta^(-2i/d).
-inline void rope(double* x, std::int64_t d, std::int64_t pos, double theta) {
+// Hugging Face's rotate_half RoPE: dimension i pairs with i + d/2, angle pos * inv_freq[i] (rope.hpp).
+inline void rope(double* x, std::int64_t d, std::int64_t pos, const double* inv_freq) {
   const std::int64_t half = d / 2;
   for (std::int64_t i = 0; i < half; ++i) {
-    const double angle =
-        static_cast<double>(pos) * std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(d));
+    const double angle = static_cast<double>(pos) * inv_freq[i];
     const double c = std::cos(angle), s = std::sin(angle), x1 = x[i], x2 = x[i + half];
     x[i] = x1 * c - x2 * s;
     x[i + half] = x2 * c + x1 * s;
