@@ -24,8 +24,13 @@ cmake --build "$build" -j"$jobs" --target kforge_unit_tests > "$build/build.log"
 echo "sanitizers: built the unit tests in $build/ in $((SECONDS - start)) s"
 
 # Every finding is fatal and shows its stack; leaks are checked at each test binary's exit.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
+# handle_segv=0 and allocator_may_return_null=1: the sandbox tests crash their children and exhaust their memory on
+# purpose, and must see what a normal build sees (death by SIGSEGV; std::bad_alloc), not ASan's report of it.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1:handle_segv=0:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 start=$SECONDS
-ctest --test-dir "$build" --output-on-failure --timeout 600 -j"$jobs" -L unit "$@"
+# Left out: a sandboxed child exhausting its address-space limit (RLIMIT_AS), which ASan does not support (its shadow
+# memory needs more address space than the limit gives; the child dies in ASan's own allocator).
+ctest --test-dir "$build" --output-on-failure --timeout 600 -j"$jobs" -L unit \
+  -E '^SandboxTest\.UnboundedAllocationIsReportedAsOutOfMemory$' "$@"
 echo "sanitizers: the unit tier ran clean under ASan and UBSan in $((SECONDS - start)) s"

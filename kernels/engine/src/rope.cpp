@@ -17,8 +17,9 @@ std::vector<double> rope_inverse_frequencies(const jobs::ModelSpec& m) {
   const double factor = m.rope_scaling_factor, low = m.rope_low_freq_factor, high = m.rope_high_freq_factor;
   const double context = static_cast<double>(m.rope_original_context);
   if (!(factor > 0.0) || !(low > 0.0) || !(high > low) || !(context > 0.0))
-    throw std::invalid_argument("rope: Llama 3 scaling needs factor > 0, high_freq_factor > low_freq_factor > 0 and "
-                                "original_max_position_embeddings > 0");
+    throw std::invalid_argument(
+        "rope: Llama 3 scaling needs factor > 0, high_freq_factor > low_freq_factor > 0 and "
+        "original_max_position_embeddings > 0");
   const double low_wavelength = context / low, high_wavelength = context / high;
   for (double& f : inv) {
     const double wavelength = 2.0 * std::numbers::pi / f;
