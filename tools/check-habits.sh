@@ -185,8 +185,9 @@ PY
   local bad=0
   judge clang-tidy "$work/clang-tidy.unclean" "$work/clang-tidy.checked" || bad=1
   if ((!bad)) && [[ -n ${KFORGE_TIDY_ALL:-} ]] && [[ -z $(git status --porcelain --untracked-files=no) ]]; then
-    echo "clang-tidy: every translation unit of $(git rev-parse HEAD) is clean: that line in tools/tidy-clean-at" \
-         "lets later runs check only what changed since"
+    echo "clang-tidy: every translation unit is clean: this line as the first of tools/tidy-clean-at lets later" \
+         "runs check only what changed since:"
+    git log -1 --format='%H %s'
   fi
   if ((bad)); then
     excluded clang-tidy > "$work/clang-tidy.excluded"

@@ -11,14 +11,11 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "share", "python"))
 import kforge_archive  # noqa: E402
+from kforge_speedups import parse_params  # noqa: E402  (the canonical genome text, quoting included)
 
 
 def declared_precision(params):
-    for gene in params.split(";"):
-        name, _, value = gene.partition("=")
-        if name == "weights":
-            return value.strip('"')
-    return "fp32"
+    return parse_params(params).get("weights", "fp32")
 
 
 def campaign_best(folder, precision):

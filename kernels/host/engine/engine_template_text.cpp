@@ -80,7 +80,7 @@ struct Model {
   i64 arch = 0, layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, mlp = 0, vocab = 0, every = 0;
   i64 slots = 0, context = 0;
   bool tied = true, qkv_bias = false, qk_norm = false;
-  double theta = 10000.0, eps = 1e-5;
+  double eps = 1e-5;  // buffers[1][0], rope_theta, is not needed: RoPE comes as inverse frequencies
   i64 q_width = 0, kv_width = 0, proj_width = 0;  // proj_width: columns of the attention layers' projection
   i64 kda_proj_width = 0;
   int attn_layers = 0, kda_layers = 0;
@@ -151,7 +151,6 @@ void init(const std::int64_t* args, void* const* buffers) {
   M.context = args[12];
   M.qkv_bias = args[13] != 0;
   M.qk_norm = args[14] != 0;
-  M.theta = static_cast<const double*>(buffers[1])[0];
   M.eps = static_cast<const double*>(buffers[1])[1];
   const i64 H = M.hidden, D = M.head_dim;
   M.q_width = M.heads * D;
