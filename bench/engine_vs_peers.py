@@ -24,11 +24,11 @@ from peers.vllm_peer import vllm_peer  # noqa: E402
 # reference baseline's policy, baseline_policy() in kernels/engine/include/kforge/engine/serving_verdict.hpp).
 PEER_POLICY = Policy(max_batch=16, prefill_chunk=256, decode_first=True)
 # kforge engine genomes for when none is given (hand-picked, not searched: an engine campaign's best goes in with
-# --source/--genome): every fusion, prepacked weights, two threads, 64-token prefill chunks; 8 x 32 register tiles of
-# 16-float vectors (AVX-512 width), and the gemm family's demo-best 4 x 16 tiles of 8. The best of them at each
-# concurrency is compared.
+# --source/--genome): every fusion, prepacked weights, each panel prefetched 1 KB ahead, two threads, 64-token
+# prefill chunks; 8 x 32 register tiles of 16-float vectors (AVX-512 width), and the gemm family's demo-best 4 x 16
+# tiles of 8. The best of them at each concurrency is compared.
 _COMMON = ('fuse_qkv=1;fuse_gate_up=1;fold_norm=1;residual_epilogue=1;prepack=1;kv_block=0;threads=2;max_batch=8;'
-           'schedule="decode_first";MC=64;NC=256;KC=256;LOOP_ORDER="jpi";prefill_chunk=64;PACK=1;')
+           'schedule="decode_first";MC=64;NC=256;KC=256;LOOP_ORDER="jpi";prefill_chunk=64;PACK=1;prefetch=1024;')
 DEFAULT_GENOMES = [_COMMON + "MR=8;NR=32;VEC=16;UNROLL=4", _COMMON + "MR=4;NR=16;VEC=8;UNROLL=2"]
 MODEL_KEYS = ["layers", "hidden", "heads", "kv_heads", "head_dim", "mlp_hidden", "vocab", "rope_theta", "norm_eps"]
 
@@ -307,12 +307,13 @@ def main(argv):
             r["tokens_vs_reference"] = token_agreement(r.pop("outputs"), reference)
     trace = load_trace(os.path.join(work, "trace.json"))
     cfg = {k: kforge_runs[0]["model"][k] for k in MODEL_KEYS}  # as engine_serve read them (a model folder's too)
-    model_extras = (("qkv_bias", "q/k/v biases"), ("qk_norm", "q/k norms"),
-                    ("rope_scaling_factor", "Llama 3's RoPE scaling"))
-    extras = [name for key, name in model_extras if kforge_runs[0]["model"].get(key)]
-    if extras:
-        raise SystemExit(f"engine_vs_peers: the model has {', '.join(extras)}, which the peers' model writers here do "
-                         "not carry yet (bench/engine_serve alone gives kforge's figures)")
+    # Qwen2's q/k/v biases and Qwen3's q/k norms travel to every peer (their tensors are in the weights file);
+    # Llama 3's RoPE scaling does not yet.
+    cfg["qkv_bias"] = bool(kforge_runs[0]["model"].get("qkv_bias"))
+    cfg["qk_norm"] = bool(kforge_runs[0]["model"].get("qk_norm"))
+    if kforge_runs[0]["model"].get("rope_scaling_factor"):
+        raise SystemExit("engine_vs_peers: the model has Llama 3's RoPE scaling, which the peers' model writers here "
+                         "do not carry yet (bench/engine_serve alone gives kforge's figures)")
     import numpy as np
     from safetensors.numpy import load_file
     tensors = load_file(os.path.join(work, "weights.safetensors"))

@@ -7,7 +7,8 @@ weights as safetensors, one file or shards with model.safetensors.index.json.
 
 Shapes: smollm-135m (LlamaForCausalLM, tied), qwen2.5-0.5b (Qwen2ForCausalLM: q/k/v biases, tied), qwen3-0.6b
 (Qwen3ForCausalLM: per-head q/k norms, tied), tinyllama-1.1b (LlamaForCausalLM, untied), llama3.2-1b
-(LlamaForCausalLM with Llama 3's RoPE scaling, tied), and tiny (a 2-layer llama for quick tests). The weights are
+(LlamaForCausalLM with Llama 3's RoPE scaling, tied), and tiny (a 2-layer llama for quick tests; tiny-qwen2 and
+tiny-qwen3 the same as those architectures). The weights are
 uniform with the scales of docs/engines.md ("Random weights"), so activations stay O(1) through every layer and
 logits spread.
 Debian's python3 with numpy; no PyPI package.
@@ -55,6 +56,11 @@ SHAPES = {
              "vocab_size": 256, "tie_word_embeddings": True, "rope_theta": 10000.0, "rms_norm_eps": 1e-5,
              "max_position_embeddings": 512, "bos_token_id": 1, "eos_token_id": 2},
 }
+# The tiny shape as Qwen2 (q/k/v biases) and Qwen3 (q/k norms, head_dim 32): quick tests of those architectures.
+SHAPES["tiny-qwen2"] = dict(SHAPES["tiny"], architectures=["Qwen2ForCausalLM"], model_type="qwen2",
+                            use_sliding_window=False)
+SHAPES["tiny-qwen3"] = dict(SHAPES["tiny"], architectures=["Qwen3ForCausalLM"], model_type="qwen3", head_dim=32,
+                            use_sliding_window=False)
 COMMON = {"hidden_act": "silu", "attention_bias": False, "mlp_bias": False, "pretraining_tp": 1, "rope_scaling": None}
 DTYPES = {
     "f32": ("F32", np.float32, "float32"),

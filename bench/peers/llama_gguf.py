@@ -1,12 +1,14 @@
-"""llama.cpp as a peer: kforge's safetensors weights converted to GGUF (architecture "llama"; matrices in F32, BF16
-or Q8_0 as gguf-py's own quantizer writes them, norms F32) and served
-through llama-cpp-python's low-level API (llama_decode over a batch of sequences, one llama.cpp sequence id per
-slot), so it sees exactly the prompts and steps the serving loop gives every engine.
+"""llama.cpp as a peer: kforge's safetensors weights converted to GGUF (architecture "llama", or "qwen2" with q/k/v
+biases and "qwen3" with q/k norms; matrices in F32, BF16 or Q8_0 as gguf-py's own quantizer writes them, norms and
+biases F32) and served through llama-cpp-python's low-level API (llama_decode over a batch of sequences, one
+llama.cpp sequence id per slot), so it sees exactly the prompts and steps the serving loop gives every engine.
 
 The conversion follows llama.cpp's convert_hf_to_gguf.py for Hugging Face Llama checkpoints: llama.cpp's LLAMA
 rope is the "normal" style (dimension 2i pairs with 2i+1) while Hugging Face's rotate_half pairs i with
 i + head_dim/2, so the rows of q_proj and k_proj are permuted per head (LlamaModel.permute) and the model is the
-same function. The tokenizer is a placeholder SentencePiece vocabulary: the bench feeds token ids, never text."""
+same function. llama.cpp runs qwen2 and qwen3 with the "neox" rope (i pairs with i + head_dim/2, as Hugging Face),
+so their rows stay as they are (convert_hf_to_gguf.py's Qwen2Model does not permute either). The tokenizer is a
+placeholder SentencePiece vocabulary: the bench feeds token ids, never text."""
 import ctypes
 
 import numpy as np
@@ -25,6 +27,18 @@ GGUF_NAMES = {"input_layernorm.weight": "attn_norm.weight", "self_attn.q_proj.we
               "self_attn.o_proj.weight": "attn_output.weight", "post_attention_layernorm.weight": "ffn_norm.weight",
               "mlp.gate_proj.weight": "ffn_gate.weight", "mlp.up_proj.weight": "ffn_up.weight",
               "mlp.down_proj.weight": "ffn_down.weight"}
+QWEN2_NAMES = {"self_attn.q_proj.bias": "attn_q.bias", "self_attn.k_proj.bias": "attn_k.bias",
+               "self_attn.v_proj.bias": "attn_v.bias"}
+QWEN3_NAMES = {"self_attn.q_norm.weight": "attn_q_norm.weight", "self_attn.k_norm.weight": "attn_k_norm.weight"}
+
+
+def gguf_architecture(cfg):
+    """llama.cpp's architecture for the model, and the tensors it has beyond llama's."""
+    if cfg.get("qk_norm"):
+        return "qwen3", QWEN3_NAMES
+    if cfg.get("qkv_bias"):
+        return "qwen2", QWEN2_NAMES
+    return "llama", {}
 
 
 # The GGUF type of the matrices for each kforge weight precision (docs/engines.md, "Precisions"): the llama.cpp
@@ -44,7 +58,8 @@ def write_gguf(path, cfg, tensors, context_length, precision="fp32"):
         else:
             w.add_tensor(name, data)
 
-    w = gguf.GGUFWriter(path, "llama")
+    arch, extra_names = gguf_architecture(cfg)
+    w = gguf.GGUFWriter(path, arch)
     w.add_name("kforge-engine-vs-peers")
     w.add_context_length(context_length)
     w.add_embedding_length(cfg["hidden"])
@@ -75,9 +90,11 @@ def write_gguf(path, cfg, tensors, context_length, precision="fp32"):
     w.add_add_bos_token(False)
     add("token_embd.weight", tensors["model.embed_tokens.weight"])
     for layer in range(cfg["layers"]):
-        for hf, gg in GGUF_NAMES.items():
+        for hf, gg in {**GGUF_NAMES, **extra_names}.items():
             data = np.asarray(tensors[f"model.layers.{layer}.{hf}"], np.float32)
-            if hf == "self_attn.q_proj.weight":
+            if arch != "llama":
+                pass  # neox rope: Hugging Face's row order
+            elif hf == "self_attn.q_proj.weight":
                 data = permute(data, cfg["heads"], cfg["heads"])
             elif hf == "self_attn.k_proj.weight":
                 data = permute(data, cfg["heads"], cfg["kv_heads"])

@@ -1,6 +1,7 @@
 """The llama architecture of docs/engines.md ("The model") in PyTorch eager: Hugging Face Llama's math and tensor
 names (RMSNorm, rotate_half RoPE where dimension i pairs with i + head_dim/2, grouped-query attention with a KV
-cache per slot, SwiGLU MLP, tied or untied LM head). One step runs every sequence's tokens through each projection
+cache per slot, SwiGLU MLP, tied or untied LM head; Qwen2's q/k/v biases and Qwen3's per-head q/k RMSNorm when the
+weights have them). One step runs every sequence's tokens through each projection
 as one matrix (a batched eager engine, the way a PyTorch server would batch) and attention per sequence."""
 import torch
 import torch.nn.functional as F
@@ -40,9 +41,12 @@ class TorchLlama:
         for layer in range(cfg["layers"]):
             p = f"model.layers.{layer}."
             h = self._norm(x, t[p + "input_layernorm.weight"])
-            q = F.linear(h, t[p + "self_attn.q_proj.weight"]).view(-1, nh, hd)
-            k = F.linear(h, t[p + "self_attn.k_proj.weight"]).view(-1, nkv, hd)
-            v = F.linear(h, t[p + "self_attn.v_proj.weight"]).view(-1, nkv, hd)
+            q = F.linear(h, t[p + "self_attn.q_proj.weight"], t.get(p + "self_attn.q_proj.bias")).view(-1, nh, hd)
+            k = F.linear(h, t[p + "self_attn.k_proj.weight"], t.get(p + "self_attn.k_proj.bias")).view(-1, nkv, hd)
+            v = F.linear(h, t[p + "self_attn.v_proj.weight"], t.get(p + "self_attn.v_proj.bias")).view(-1, nkv, hd)
+            if p + "self_attn.q_norm.weight" in t:  # Qwen3: RMSNorm of each head's q and k, before RoPE
+                q = self._norm(q, t[p + "self_attn.q_norm.weight"])
+                k = self._norm(k, t[p + "self_attn.k_norm.weight"])
             q = q * cos + self._rotate_half(q) * sin
             k = k * cos + self._rotate_half(k) * sin
             outs, row = [], 0
@@ -65,7 +69,7 @@ class TorchLlama:
             x = x + F.linear(F.silu(gate) * up, t[p + "mlp.down_proj.weight"])
         last = torch.cumsum(torch.tensor([n for _, _, n in seqs]), 0) - 1
         h = self._norm(x[last], t["model.norm.weight"])
-        return F.linear(h, self.lm_head)
+        return F.linear(h, self.lm_head).float()  # numpy has no bfloat16: the rows compared as float32
 
 
 def load_safetensors(path):

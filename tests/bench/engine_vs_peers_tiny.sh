@@ -31,3 +31,19 @@ for p in r["peers"]:
 assert set(r["ratios"]) == {f"kforge/{n}@{c}" for n in names for c in (1, 4)}, r["ratios"]
 print("engine_vs_peers tiny:", names, "skipped:", r["skipped"], "ratios:", r["ratios"])
 PY
+# Qwen2 (q/k/v biases) and Qwen3 (q/k norms) reach every peer as those architectures: the same greedy tokens.
+for arch in qwen2 qwen3; do
+  /usr/bin/python3 tools/make-model-folder.py --shape "tiny-$arch" --dtype f32 --out "$OUT/$arch" > /dev/null
+  bench/engine_vs_peers.sh --build "$BUILD" --model "$OUT/$arch" --requests 4 --prompt-min 4 --prompt-max 24 \
+    --output-min 2 --output-max 6 --concurrency 1,4 --peers torch,llama.cpp --json > "$OUT/$arch.json"
+  python3 - "$OUT/$arch.json" "$arch" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+names = [p["name"] for p in r["peers"]]
+assert "pytorch-eager" in names, r["skipped"]
+assert "llama.cpp" in names or "llama.cpp" in r["skipped"], r
+for p in r["kforge"] + [p for p in r["peers"] if p["name"] != "llama.cpp"]:  # fp16 KV: reported only
+    assert all(run["tokens_vs_reference"]["identical"] for run in p["runs"]), (sys.argv[2], p)
+print("engine_vs_peers tiny", sys.argv[2] + ":", names, "skipped:", r["skipped"])
+PY
+done

@@ -150,13 +150,14 @@ TEST(HostFamilySchema, EngineParametersAgreeWithTheTemplate) {
   FamilySchema only_vec = s;
   std::erase_if(only_vec.parameters, [](const ParameterSchema& p) { return p.name != "VEC"; });
   expect_parameters_agree(only_vec, valid, parse_engine);
-  // The optional ones (KDA_*, weights) and only they have defaults, the template's own for a genome that leaves them
-  // out.
+  // The optional ones (KDA_*, weights, prefetch) and only they have defaults, the template's own for a genome that
+  // leaves them out.
   const engine::EngineTemplateParams defaults = engine::engine_params_from_genome(valid);
   const std::map<std::string, int> template_defaults = {{"KDA_CHUNK", defaults.kda.CHUNK},
                                                         {"KDA_DV_TILE", defaults.kda.DV_TILE},
                                                         {"KDA_UNROLL", defaults.kda.UNROLL},
-                                                        {"KDA_VEC", defaults.kda.VEC}};
+                                                        {"KDA_VEC", defaults.kda.VEC},
+                                                        {"prefetch", defaults.prefetch}};
   std::vector<std::string> optional;
   for (const auto& p : s.parameters) {
     if (p.default_value) {

@@ -174,6 +174,16 @@ __attribute__((noinline)) void panel_block(i64 K, const float* __restrict a, i64
   const i64 stride = K * NR;
   i64 k = 0;
   for (; k + UNROLL <= K; k += UNROLL) {
+    if constexpr (PREFETCH > 0) {  // the lines PREFETCH bytes past this step's in each panel
+      constexpr int STEP_BYTES = UNROLL * NR * int(sizeof(Stored));
+#pragma GCC unroll 64
+      for (int p = 0; p < P; ++p) {
+        // An address, not a pointer: past the weights' end it names memory no object holds (a prefetch never faults).
+        const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(b + p * stride + k * NR) + PREFETCH;
+#pragma GCC unroll 64
+        for (int off = 0; off < STEP_BYTES; off += 64) __builtin_prefetch(reinterpret_cast<const void*>(at + off));
+      }
+    }
 #pragma GCC unroll 64
     for (int u = 0; u < UNROLL; ++u) panel_step<R, P>(acc, a + k + u, lda, b + (k + u) * NR, stride);
   }

@@ -33,6 +33,11 @@ FamilySchema host_engine() {
   ParameterSchema weights = string_choice("weights", {"fp32", "bf16", "int8"});
   weights.default_string = "fp32";
   s.parameters.push_back(std::move(weights));
+  // How far ahead the projections prefetch each weight panel (engine_projection_text.cpp): optional, 0 when left
+  // out.
+  ParameterSchema prefetch = int_choice("prefetch", {0, 256, 1024, 4096});
+  prefetch.default_value = 0;
+  s.parameters.push_back(std::move(prefetch));
   s.baselines = {"reference"};
   s.refused_targets = gpu_target_names();
   return s;

@@ -87,6 +87,7 @@ const std::vector<std::string>& engine_optional_param_names() {
     std::vector<std::string> all;
     for (const auto& n : kKdaParams) all.push_back("KDA_" + n);
     all.push_back("weights");
+    all.push_back("prefetch");
     return all;
   }();
   return names;
@@ -144,6 +145,7 @@ EngineTemplateParams engine_params_from_genome(const jobs::Genome& genome) {
   p.schedule = *schedule;
   p.kda = kda_params(genome, p.kda);
   p.weights = weights_from_genome(genome);
+  if (genome.has("prefetch")) p.prefetch = choice(genome, "prefetch", {0, 256, 1024, 4096});
   p.fold_norm = p.fold_norm && p.weights == WeightPrecision::fp32;  // folding would round gamma x W
   return p;
 }

@@ -25,6 +25,9 @@ struct EngineTemplateParams {
   // How the matrices are stored (optional in a genome, fp32 when left out; docs/engines.md "Precisions"); the
   // arithmetic stays fp32. bf16 and int8 weights are always prepacked.
   WeightPrecision weights = WeightPrecision::fp32;
+  // Bytes ahead at which the prepacked projections ask for each weight panel's next lines (0: the hardware
+  // prefetcher alone, which stops at every 4 KB page of a panel's stream). Optional in a genome, 0 when left out.
+  int prefetch = 0;
   // The KDA layers' prefill: KDA_CHUNK 0 = the token-by-token recurrence; 16, 32, 64 = the kda family's chunked
   // kernel rendered with KDA_CHUNK, KDA_DV_TILE, KDA_UNROLL, KDA_VEC (engine_kda_text.cpp). Optional in a genome:
   // these are the values a genome without them gets (family_schema.cpp's defaults, kept equal by a test).
@@ -38,8 +41,8 @@ struct EngineTemplateParams {
 // The engine genome's parameter names, in the order of the docs.
 const std::vector<std::string>& engine_param_names();
 
-// The names a genome may leave out (KDA_CHUNK, KDA_DV_TILE, KDA_UNROLL, KDA_VEC, weights): EngineTemplateParams'
-// defaults.
+// The names a genome may leave out (KDA_CHUNK, KDA_DV_TILE, KDA_UNROLL, KDA_VEC, weights, prefetch):
+// EngineTemplateParams' defaults.
 const std::vector<std::string>& engine_optional_param_names();
 
 // The precision a genome declares (its "weights", fp32 when absent), also for an agent's engine whose genome is not

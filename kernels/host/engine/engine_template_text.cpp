@@ -51,6 +51,8 @@ constexpr int THREADS_WANTED = )" +
          std::to_string(p.threads) + R"(;  // 0: every CPU of the process's affinity mask
 constexpr int WEIGHTS = )" +
          std::to_string(static_cast<int>(p.weights)) + R"(;  // the matrices: 0 fp32, 1 bf16, 2 int8 (per-row scales)
+constexpr int PREFETCH = )" +
+         std::to_string(p.prefetch) + R"(;  // bytes ahead each weight panel is prefetched; 0: none
 constexpr long KDA_CHUNK = )" +
          std::to_string(p.kda.CHUNK) + R"(;  // 0: KDA token by token; else the kda family's chunk (kda_kernel)
 }  // namespace

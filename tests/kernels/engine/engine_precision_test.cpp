@@ -85,9 +85,15 @@ jobs::Genome with_weights(jobs::Genome g, const std::string& precision) {
   return g;
 }
 
+jobs::Genome with(jobs::Genome g, const std::string& name, std::int64_t value) {
+  g.params[name] = value;
+  return g;
+}
+
 // Every path a stored weight takes: SIMD tiles of 8 and 16 floats, plain floats (VEC 1, whose genome has prepack 0:
-// quantized weights are packed anyway), fused and unfused projections, fold_norm asked for (it has no effect), on
-// llama (tied, untied), Qwen2 and kimi-linear.
+// quantized weights are packed anyway), fused and unfused projections, fold_norm asked for (it has no effect),
+// prefetching ahead of the panels (past their end too: the model's widths are far below 4096 bytes), on llama (tied,
+// untied), Qwen2 and kimi-linear.
 TEST(EnginePrecision, Bf16AndInt8EnginesMatchTheReferenceOnTheirRoundedWeightsOnly) {
   auto qwen = small_model("llama", false);
   qwen.qkv_bias = true;
@@ -98,6 +104,8 @@ TEST(EnginePrecision, Bf16AndInt8EnginesMatchTheReferenceOnTheirRoundedWeightsOn
     genomes.push_back(with_weights(genome(4, 0, 0, 0, 1, 1, 0, 2), precision));
     genomes.push_back(with_weights(genome(1, 0, 1, 1, 1, 0, 32, 1), precision));
   }
+  genomes.push_back(with(with_weights(genome(4, 1, 1, 0, 1, 1, 16, 2), "int8"), "prefetch", 4096));
+  genomes.push_back(with(with_weights(genome(0, 0, 1, 0, 0, 1, 0, 1), "bf16"), "prefetch", 256));
   std::vector<std::future<AbiEngine>> compiled;
   for (std::size_t g = 0; g < genomes.size(); ++g) {
     const EngineTemplateParams p = engine_params_from_genome(genomes[g]);

@@ -70,6 +70,13 @@ TEST(EngineTemplate, OptionsChangeTheRenderedSource) {
   for (const char* line : {"FUSE_QKV = true", "FUSE_GATE_UP = true", "FOLD_NORM = true", "RESIDUAL_EPILOGUE = true",
                            "PREPACK = true", "KV_BLOCK = 64", "THREADS_WANTED = 2", "thread_local float packed_a"})
     EXPECT_NE(two.find(line), std::string::npos) << line;
+  // The optional prefetch: none when left out; only the distances the schema lists.
+  EXPECT_NE(base.find("PREFETCH = 0;"), std::string::npos);
+  jobs::Genome ahead = genome(0, 0, 0, 0, 0, 0, 0, 1);
+  ahead.params["prefetch"] = std::int64_t{4096};
+  EXPECT_NE(render_engine_source(engine_params_from_genome(ahead)).find("PREFETCH = 4096;"), std::string::npos);
+  ahead.params["prefetch"] = std::int64_t{100};
+  EXPECT_THROW(engine_params_from_genome(ahead), std::invalid_argument);
 }
 
 TEST(EngineTemplate, RenderedEnginesMatchTheReference) {
