@@ -307,11 +307,11 @@ def main(argv):
             r["tokens_vs_reference"] = token_agreement(r.pop("outputs"), reference)
     trace = load_trace(os.path.join(work, "trace.json"))
     cfg = {k: kforge_runs[0]["model"][k] for k in MODEL_KEYS}  # as engine_serve read them (a model folder's too)
-    # Qwen2's q/k/v biases and Qwen3's q/k norms travel to every peer (their tensors are in the weights file);
-    # Llama 3's RoPE scaling does not yet.
-    cfg["qkv_bias"] = bool(kforge_runs[0]["model"].get("qkv_bias"))
-    cfg["qk_norm"] = bool(kforge_runs[0]["model"].get("qk_norm"))
-    if kforge_runs[0]["model"].get("rope_scaling_factor"):
+    # Qwen2's q/k/v biases and Qwen3's q/k norms travel to every peer (their tensors are in the weights file, and
+    # model_type, Hugging Face's name, is llama.cpp's too); Llama 3's RoPE scaling does not yet.
+    served = kforge_runs[0]["model"]
+    cfg["model_type"] = "qwen3" if served.get("qk_norm") else "qwen2" if served.get("qkv_bias") else "llama"
+    if served.get("rope_scaling_factor"):
         raise SystemExit("engine_vs_peers: the model has Llama 3's RoPE scaling, which the peers' model writers here "
                          "do not carry yet (bench/engine_serve alone gives kforge's figures)")
     import numpy as np

@@ -8,9 +8,8 @@ weights as safetensors, one file or shards with model.safetensors.index.json.
 Shapes: smollm-135m (LlamaForCausalLM, tied), qwen2.5-0.5b (Qwen2ForCausalLM: q/k/v biases, tied), qwen3-0.6b
 (Qwen3ForCausalLM: per-head q/k norms, tied), tinyllama-1.1b (LlamaForCausalLM, untied), llama3.2-1b
 (LlamaForCausalLM with Llama 3's RoPE scaling, tied), and tiny (a 2-layer llama for quick tests; tiny-qwen2 and
-tiny-qwen3 the same as those architectures). The weights are
-uniform with the scales of docs/engines.md ("Random weights"), so activations stay O(1) through every layer and
-logits spread.
+tiny-qwen3 the same as those architectures). The weights are uniform with the scales of docs/engines.md ("Random
+weights"), so activations stay O(1) through every layer and logits spread.
 Debian's python3 with numpy; no PyPI package.
 """
 import argparse

@@ -27,18 +27,12 @@ GGUF_NAMES = {"input_layernorm.weight": "attn_norm.weight", "self_attn.q_proj.we
               "self_attn.o_proj.weight": "attn_output.weight", "post_attention_layernorm.weight": "ffn_norm.weight",
               "mlp.gate_proj.weight": "ffn_gate.weight", "mlp.up_proj.weight": "ffn_up.weight",
               "mlp.down_proj.weight": "ffn_down.weight"}
-QWEN2_NAMES = {"self_attn.q_proj.bias": "attn_q.bias", "self_attn.k_proj.bias": "attn_k.bias",
-               "self_attn.v_proj.bias": "attn_v.bias"}
-QWEN3_NAMES = {"self_attn.q_norm.weight": "attn_q_norm.weight", "self_attn.k_norm.weight": "attn_k_norm.weight"}
-
-
-def gguf_architecture(cfg):
-    """llama.cpp's architecture for the model, and the tensors it has beyond llama's."""
-    if cfg.get("qk_norm"):
-        return "qwen3", QWEN3_NAMES
-    if cfg.get("qkv_bias"):
-        return "qwen2", QWEN2_NAMES
-    return "llama", {}
+# The tensors each architecture (cfg["model_type"], llama.cpp's name for it too) has beyond llama's.
+EXTRA_NAMES = {"llama": {},
+               "qwen2": {"self_attn.q_proj.bias": "attn_q.bias", "self_attn.k_proj.bias": "attn_k.bias",
+                         "self_attn.v_proj.bias": "attn_v.bias"},
+               "qwen3": {"self_attn.q_norm.weight": "attn_q_norm.weight",
+                         "self_attn.k_norm.weight": "attn_k_norm.weight"}}
 
 
 # The GGUF type of the matrices for each kforge weight precision (docs/engines.md, "Precisions"): the llama.cpp
@@ -58,7 +52,7 @@ def write_gguf(path, cfg, tensors, context_length, precision="fp32"):
         else:
             w.add_tensor(name, data)
 
-    arch, extra_names = gguf_architecture(cfg)
+    arch = cfg.get("model_type", "llama")
     w = gguf.GGUFWriter(path, arch)
     w.add_name("kforge-engine-vs-peers")
     w.add_context_length(context_length)
@@ -90,13 +84,11 @@ def write_gguf(path, cfg, tensors, context_length, precision="fp32"):
     w.add_add_bos_token(False)
     add("token_embd.weight", tensors["model.embed_tokens.weight"])
     for layer in range(cfg["layers"]):
-        for hf, gg in {**GGUF_NAMES, **extra_names}.items():
+        for hf, gg in {**GGUF_NAMES, **EXTRA_NAMES[arch]}.items():
             data = np.asarray(tensors[f"model.layers.{layer}.{hf}"], np.float32)
-            if arch != "llama":
-                pass  # neox rope: Hugging Face's row order
-            elif hf == "self_attn.q_proj.weight":
+            if arch == "llama" and hf == "self_attn.q_proj.weight":  # qwen2/3's neox rope: Hugging Face's order
                 data = permute(data, cfg["heads"], cfg["heads"])
-            elif hf == "self_attn.k_proj.weight":
+            elif arch == "llama" and hf == "self_attn.k_proj.weight":
                 data = permute(data, cfg["heads"], cfg["kv_heads"])
             add(f"blk.{layer}.{gg}", data)
     add("output_norm.weight", tensors["model.norm.weight"])

@@ -1,8 +1,8 @@
 """The llama architecture of docs/engines.md ("The model") in PyTorch eager: Hugging Face Llama's math and tensor
 names (RMSNorm, rotate_half RoPE where dimension i pairs with i + head_dim/2, grouped-query attention with a KV
 cache per slot, SwiGLU MLP, tied or untied LM head; Qwen2's q/k/v biases and Qwen3's per-head q/k RMSNorm when the
-weights have them). One step runs every sequence's tokens through each projection
-as one matrix (a batched eager engine, the way a PyTorch server would batch) and attention per sequence."""
+weights have them). One step runs every sequence's tokens through each projection as one matrix (a batched eager
+engine, the way a PyTorch server would batch) and attention per sequence."""
 import torch
 import torch.nn.functional as F
 

@@ -13,21 +13,15 @@ from peers.serving import token_agreement
 DTYPES = {"fp32": "float32", "bf16": "bfloat16"}
 
 
-def architecture(cfg):
-    """The Hugging Face architecture and model type of the model: Qwen3 (q/k norms), Qwen2 (q/k/v biases), Llama."""
-    if cfg.get("qk_norm"):
-        return "Qwen3ForCausalLM", "qwen3"
-    if cfg.get("qkv_bias"):
-        return "Qwen2ForCausalLM", "qwen2"
-    return "LlamaForCausalLM", "llama"
+ARCHITECTURES = {"llama": "LlamaForCausalLM", "qwen2": "Qwen2ForCausalLM", "qwen3": "Qwen3ForCausalLM"}
 
 
 def model_folder(work, cfg, tied):
     """work/vllm-model: config.json for the model's architecture and a link to engine_serve's weights."""
     folder = os.path.join(work, "vllm-model")
     os.makedirs(folder, exist_ok=True)
-    arch, model_type = architecture(cfg)
-    config = {"architectures": [arch], "model_type": model_type, "hidden_size": cfg["hidden"],
+    model_type = cfg.get("model_type", "llama")
+    config = {"architectures": [ARCHITECTURES[model_type]], "model_type": model_type, "hidden_size": cfg["hidden"],
               "intermediate_size": cfg["mlp_hidden"], "num_attention_heads": cfg["heads"],
               "num_key_value_heads": cfg["kv_heads"], "head_dim": cfg["head_dim"],
               "num_hidden_layers": cfg["layers"], "vocab_size": cfg["vocab"], "tie_word_embeddings": tied,
