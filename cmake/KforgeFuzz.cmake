@@ -1,5 +1,5 @@
-# KFORGE_FUZZ=ON: the libFuzzer targets of tests/fuzz and only the libraries they parse with (jobs/ and the
-# config, search and agents libraries of scheduler/), every object under AddressSanitizer and UBSan so that a
+# KFORGE_FUZZ=ON: the libFuzzer targets of tests/fuzz and only the libraries they parse with (jobs/, the
+# config, search and agents libraries of scheduler/, and serve/'s request parser and tokenizer), every object under AddressSanitizer and UBSan so that a
 # memory error, a leak or undefined behaviour on any input stops the fuzzer with a reproducer.
 # Included by the top-level CMakeLists.txt, which then stops: no mpi_eval, tests or benchmarks here, and of kernels/
 # and slurm/ only what the scheduler's libraries link; a target not asked for is never built.
@@ -25,4 +25,5 @@ add_subdirectory(jobs)
 add_subdirectory(kernels)
 add_subdirectory(slurm)  # the scheduler's executors link it; nothing here builds it unless a target asks
 add_subdirectory(scheduler)
+add_subdirectory(serve)  # kforge serve's request parser and tokenizer
 add_subdirectory(tests/fuzz)

@@ -8,8 +8,14 @@ weights as safetensors, one file or shards with model.safetensors.index.json.
 Shapes: smollm-135m (LlamaForCausalLM, tied), qwen2.5-0.5b (Qwen2ForCausalLM: q/k/v biases, tied), qwen3-0.6b
 (Qwen3ForCausalLM: per-head q/k norms, tied), tinyllama-1.1b (LlamaForCausalLM, untied), llama3.2-1b
 (LlamaForCausalLM with Llama 3's RoPE scaling, tied), and tiny (a 2-layer llama for quick tests; tiny-qwen2 and
-tiny-qwen3 the same as those architectures). The weights are uniform with the scales of docs/engines.md ("Random
-weights"), so activations stay O(1) through every layer and logits spread.
+tiny-qwen3 the same as those architectures; tiny-text the same with a vocabulary of 1024, room for a tokenizer, and
+heads of 32, a size vLLM's CPU attention takes). The weights are uniform with the scales of docs/engines.md
+("Random weights"), so activations stay O(1) through every layer and logits spread.
+
+With --tokenizer it also writes tokenizer.json and tokenizer_config.json: a byte-level BPE tokenizer of the model's
+vocabulary size (GPT-2's split and byte alphabet, the bos/eos ids as special tokens, merges made from a seeded
+random walk over letters rather than learned from text), so that text goes in and out of kforge serve, vLLM and
+`vllm bench serve` alike. It is not the model's real tokenizer: a random-weight model has none.
 Debian's python3 with numpy; no PyPI package.
 """
 import argparse
@@ -60,6 +66,7 @@ SHAPES["tiny-qwen2"] = dict(SHAPES["tiny"], architectures=["Qwen2ForCausalLM"], 
                             use_sliding_window=False)
 SHAPES["tiny-qwen3"] = dict(SHAPES["tiny"], architectures=["Qwen3ForCausalLM"], model_type="qwen3", head_dim=32,
                             use_sliding_window=False)
+SHAPES["tiny-text"] = dict(SHAPES["tiny"], vocab_size=1024, head_dim=32, bos_token_id=0, eos_token_id=1)
 COMMON = {"hidden_act": "silu", "attention_bias": False, "mlp_bias": False, "pretraining_tp": 1, "rope_scaling": None}
 DTYPES = {
     "f32": ("F32", np.float32, "float32"),
@@ -128,6 +135,64 @@ def write_safetensors(path, items, dtype):
     return 8 + len(text) + offset
 
 
+def byte_alphabet():
+    """GPT-2's bytes_to_unicode: every byte as a printable character."""
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    chars, extra = {}, 0
+    for b in range(256):
+        if b in printable:
+            chars[b] = chr(b)
+        else:
+            chars[b] = chr(256 + extra)
+            extra += 1
+    return chars
+
+
+def tokenizer_json(cfg, seed):
+    """A byte-level BPE tokenizer.json with cfg's vocab_size entries (see the module's docstring)."""
+    size = cfg["vocab_size"]
+    specials = {cfg["eos_token_id"]: "<|endoftext|>"}
+    specials.setdefault(cfg["bos_token_id"], "<|begin_of_text|>")
+    if size < 256 + len(specials):
+        raise SystemExit(f"make-model-folder: a vocabulary of {size} has no room for 256 byte tokens and the specials")
+    free = (i for i in range(size) if i not in specials)
+    alphabet = byte_alphabet()
+    vocab = {content: i for i, content in specials.items()}  # in the model vocabulary too, as hub tokenizers have them
+    vocab.update({alphabet[b]: next(free) for b in range(256)})
+    letters = [alphabet[b] for b in b"etaoinshrdlcumwfgypbvkjxqz"]
+    pool = letters + [alphabet[32]]
+    merges, rng = [], np.random.default_rng(seed)
+    while len(vocab) < size:
+        left = pool[int(rng.integers(len(pool)))]
+        right = letters[int(min(rng.exponential(6.0), len(letters) - 1))]  # common letters more often
+        token = left + right
+        if token in vocab or len(token) > 10:
+            continue
+        merges.append(f"{left} {right}")
+        vocab[token] = next(free)
+        pool.append(token)
+    added = [{"id": i, "content": c, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False,
+              "special": True} for i, c in sorted(specials.items())]
+    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added, "normalizer": None,
+            "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+                              "use_regex": True},
+            "post_processor": None, "decoder": {"type": "ByteLevel", "add_prefix_space": True,
+                                                "trim_offsets": True, "use_regex": True},
+            "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                      "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
+                      "ignore_merges": False, "vocab": vocab, "merges": merges}}, specials
+
+
+def write_tokenizer(out, cfg, seed):
+    doc, specials = tokenizer_json(cfg, seed)
+    with open(os.path.join(out, "tokenizer.json"), "w") as f:
+        json.dump(doc, f, ensure_ascii=False)
+    with open(os.path.join(out, "tokenizer_config.json"), "w") as f:
+        json.dump({"tokenizer_class": "PreTrainedTokenizerFast", "bos_token": specials[cfg["bos_token_id"]],
+                   "eos_token": specials[cfg["eos_token_id"]], "model_max_length": cfg["max_position_embeddings"],
+                   "clean_up_tokenization_spaces": False}, f, indent=2)
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--shape", choices=sorted(SHAPES), required=True)
@@ -136,6 +201,7 @@ def main(argv):
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--shard-mb", type=int, default=0, help="shards of about this size, with an index (0: one file)")
     p.add_argument("--layers", type=int, default=0, help="fewer decoder layers than the shape has (0: the shape's)")
+    p.add_argument("--tokenizer", action="store_true", help="also write a byte-level BPE tokenizer.json")
     args = p.parse_args(argv)
     cfg = dict(COMMON, **SHAPES[args.shape], torch_dtype=DTYPES[args.dtype][2])
     if args.layers > 0:
@@ -169,6 +235,8 @@ def main(argv):
             json.dump({"metadata": {"total_size": total}, "weight_map": index}, f, indent=2)
     with open(os.path.join(args.out, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
+    if args.tokenizer:
+        write_tokenizer(args.out, cfg, args.seed)
     params = sum(int(np.prod(s)) for _, s, _ in tensors(cfg))
     print(f"make-model-folder: {args.out}: {args.shape}, {params / 1e6:.1f}M parameters, {args.dtype}, "
           f"{len(shards)} file(s)")

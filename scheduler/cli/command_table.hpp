@@ -3,7 +3,8 @@
 // and each `kforge COMMAND --help` (the command's options under its usage line), so that a command, its help and
 // the man page and bash completion generated from that help (share/man, share/bash-completion) cannot drift apart.
 // Each command's entry stands beside its code: campaign_commands.cpp (run, validate, confirm),
-// report_commands.cpp (status, report, plot, watch, export, verify), spool_commands.cpp (submit, cancel).
+// report_commands.cpp (status, report, plot, watch, export, verify), spool_commands.cpp (submit, cancel),
+// serve_command.cpp (serve).
 #include <boost/program_options.hpp>
 
 #include <stdexcept>
@@ -35,6 +36,7 @@ struct Command {
 extern const Command kRunCommand, kValidateCommand, kConfirmCommand;
 extern const Command kStatusCommand, kReportCommand, kPlotCommand, kWatchCommand, kExportCommand, kVerifyCommand;
 extern const Command kSubmitCommand, kCancelCommand;
+extern const Command kServeCommand;
 
 // Every command, in the order of `kforge --help`.
 const std::vector<const Command*>& commands();

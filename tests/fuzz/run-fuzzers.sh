@@ -17,7 +17,7 @@ if [[ -n ${KFORGE_FUZZ_MAX_SECONDS:-} ]] && ((seconds > KFORGE_FUZZ_MAX_SECONDS)
 fi
 build=${KFORGE_FUZZ_BUILD:-$root/build-fuzz}
 targets=(fuzz_campaign_config fuzz_site_config fuzz_expression fuzz_agent_brief fuzz_agent_children
-         fuzz_task_manifest fuzz_shard)
+         fuzz_task_manifest fuzz_shard fuzz_completion_request)
 
 command -v clang++ > /dev/null || { echo "fuzz: clang++ not found: install clang and libclang-rt-14-dev (./setup.sh does)" >&2; exit 1; }
 

@@ -42,7 +42,7 @@ tar -tzf "$HOME/kforge-0.1.0.tar.gz" > "$WORK/tarball.txt"
 grep -qx "kforge-0.1.0/CMakeLists.txt" "$WORK/tarball.txt" || fail "the tarball lacks kforge-0.1.0/CMakeLists.txt"
 
 # 2. What a site needs, where docs/install.md's table says.
-for f in bin/kforge bin/kforged bin/kforge-eval share/kforge/python/kforge_archive.py \
+for f in bin/kforge bin/kforged bin/kforge-eval bin/kforge-serve share/kforge/python/kforge_archive.py \
          share/kforge/python/kforge_verify.py share/kforge/examples/gemm-host.yaml \
          share/kforge/site-configs/hopper-cluster.yaml share/kforge/slurm/kforge-campaign.sbatch \
          share/kforge/slurm/kforged-head.sbatch share/kforge/slurm/templates/kforge-array.sbatch.in \

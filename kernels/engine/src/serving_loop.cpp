@@ -48,6 +48,30 @@ std::int64_t serving_slots(const WorkloadTrace& trace, const BatchPolicy& policy
 
 std::int64_t most_step_tokens(const BatchPolicy& policy) { return policy.max_batch * policy.prefill_chunk; }
 
+std::vector<std::size_t> choose_step(const std::vector<bool>& decoding, const BatchPolicy& policy) {
+  std::vector<std::size_t> chosen;
+  for (int pass = 0; pass < 2; ++pass) {
+    const bool want_decodes = (pass == 0) == policy.decode_first;
+    for (std::size_t f = 0; f < decoding.size() && static_cast<std::int64_t>(chosen.size()) < policy.max_batch; ++f)
+      if (decoding[f] == want_decodes) chosen.push_back(f);
+  }
+  return chosen;
+}
+
+void append_to_step(std::int64_t slot, std::span<const std::int32_t> prompt, std::int64_t fed,
+                    std::span<const std::int32_t> generated, const BatchPolicy& policy,
+                    std::vector<StepSequence>& seqs, std::vector<std::int32_t>& tokens) {
+  const auto prompt_len = static_cast<std::int64_t>(prompt.size());
+  if (fed < prompt_len) {
+    const std::int64_t count = std::min(policy.prefill_chunk, prompt_len - fed);
+    seqs.push_back({slot, fed, count});
+    tokens.insert(tokens.end(), prompt.begin() + fed, prompt.begin() + fed + count);
+  } else {
+    seqs.push_back({slot, prompt_len + static_cast<std::int64_t>(generated.size()) - 1, 1});
+    tokens.push_back(generated.back());
+  }
+}
+
 double percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0.0;
   std::sort(values.begin(), values.end());
@@ -86,30 +110,15 @@ ServingResult serve(const WorkloadTrace& trace, const BatchPolicy& policy, std::
     }
 
     // The step's sequences: decodes and prefill chunks in admission order, the schedule's kind first.
-    std::vector<std::size_t> chosen;
-    for (int pass = 0; pass < 2; ++pass) {
-      const bool want_decodes = (pass == 0) == policy.decode_first;
-      for (std::size_t f = 0; f < flights.size() && static_cast<std::int64_t>(chosen.size()) < policy.max_batch; ++f) {
-        const bool decoding =
-            flights[f].fed == static_cast<std::int64_t>(trace.requests[flights[f].request].prompt.size());
-        if (decoding == want_decodes) chosen.push_back(f);
-      }
-    }
+    std::vector<bool> decoding(flights.size());
+    for (std::size_t f = 0; f < flights.size(); ++f)
+      decoding[f] = flights[f].fed == static_cast<std::int64_t>(trace.requests[flights[f].request].prompt.size());
+    const std::vector<std::size_t> chosen = choose_step(decoding, policy);
     std::vector<StepSequence> seqs;
     std::vector<std::int32_t> tokens;
     for (const std::size_t f : chosen) {
       const Flight& fl = flights[f];
-      const auto& prompt = trace.requests[fl.request].prompt;
-      const auto prompt_len = static_cast<std::int64_t>(prompt.size());
-      if (fl.fed < prompt_len) {
-        const std::int64_t count = std::min(policy.prefill_chunk, prompt_len - fl.fed);
-        seqs.push_back({fl.slot, fl.fed, count});
-        tokens.insert(tokens.end(), prompt.begin() + fl.fed, prompt.begin() + fl.fed + count);
-      } else {
-        const auto& generated = out.outputs[fl.request];
-        seqs.push_back({fl.slot, prompt_len + static_cast<std::int64_t>(generated.size()) - 1, 1});
-        tokens.push_back(generated.back());
-      }
+      append_to_step(fl.slot, trace.requests[fl.request].prompt, fl.fed, out.outputs[fl.request], policy, seqs, tokens);
     }
 
     const StepOutcome r = step(seqs, tokens);

@@ -45,6 +45,17 @@ std::int64_t serving_slots(const WorkloadTrace& trace, const BatchPolicy& policy
 // The most sequences and tokens one step of the loop can hold (to size the engine's call mapping).
 std::int64_t most_step_tokens(const BatchPolicy& policy);
 
+// The sequences of one step under `policy`, as indices into the sequences in flight (in admission order;
+// decoding[f]: sequence f has its whole prompt fed): up to max_batch of them, the schedule's kind first, each kind
+// in admission order. The serving loop and kforge serve's batcher choose alike.
+std::vector<std::size_t> choose_step(const std::vector<bool>& decoding, const BatchPolicy& policy);
+
+// Appends one chosen sequence to a step: the next prefill_chunk tokens of its prompt while `fed` < its length, else
+// its last generated token.
+void append_to_step(std::int64_t slot, std::span<const std::int32_t> prompt, std::int64_t fed,
+                    std::span<const std::int32_t> generated, const BatchPolicy& policy,
+                    std::vector<StepSequence>& seqs, std::vector<std::int32_t>& tokens);
+
 // Which logits serve() keeps of every row an engine answers (docs/isolation.md, "Engines"): the values at these
 // columns of the vocabulary, drawn from a harness secret before the run, and the row's top value. Kept of every
 // generated token of every request alike, so nothing the engine can observe (the time between its calls) tells
