@@ -143,7 +143,7 @@ def main(argv):
     servers = a.servers.split(",")
     with tempfile.TemporaryDirectory(prefix="kforge-serve-vs-vllm-") as work:
         out = {"schema_version": 1, "benchmark": "serve_vs_vllm",
-               "context": {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+               "context": {"date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
                            "host": platform.node(), "cpus": len(os.sched_getaffinity(0)),
                            "cpu": platform.processor() or platform.machine()},
                "settings": {k: v for k, v in vars(a).items() if k not in ("json", "vllm_python")},

@@ -14,8 +14,8 @@ trap 'rm -f "$log"' EXIT
 KFORGE_FUZZ_MAX_SECONDS=3 KFORGE_FUZZ_SHARD_MUTATE=0 bash -euo pipefail -c "$command" | tee "$log"
 grep -q '^fuzz: 600 s per target capped at 3 s' "$log"
 for target in fuzz_campaign_config fuzz_site_config fuzz_expression fuzz_agent_brief fuzz_agent_children \
-              fuzz_task_manifest; do
+              fuzz_task_manifest fuzz_completion_request; do
   grep -q "^fuzz: $target: ok, [0-9]* inputs in 3 s" "$log" || { echo "no clean run of $target"; exit 1; }
 done
 grep -q '^fuzz: fuzz_shard: ok, seed corpus replayed' "$log"
-grep -q '^fuzz: all 7 targets ran 3 s each with no crash, leak or undefined behaviour$' "$log"
+grep -q '^fuzz: all 8 targets ran 3 s each with no crash, leak or undefined behaviour$' "$log"

@@ -59,8 +59,8 @@ std::vector<std::size_t> choose_step(const std::vector<bool>& decoding, const Ba
 }
 
 void append_to_step(std::int64_t slot, std::span<const std::int32_t> prompt, std::int64_t fed,
-                    std::span<const std::int32_t> generated, const BatchPolicy& policy,
-                    std::vector<StepSequence>& seqs, std::vector<std::int32_t>& tokens) {
+                    std::span<const std::int32_t> generated, const BatchPolicy& policy, std::vector<StepSequence>& seqs,
+                    std::vector<std::int32_t>& tokens) {
   const auto prompt_len = static_cast<std::int64_t>(prompt.size());
   if (fed < prompt_len) {
     const std::int64_t count = std::min(policy.prefill_chunk, prompt_len - fed);

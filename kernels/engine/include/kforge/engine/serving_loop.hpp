@@ -53,8 +53,8 @@ std::vector<std::size_t> choose_step(const std::vector<bool>& decoding, const Ba
 // Appends one chosen sequence to a step: the next prefill_chunk tokens of its prompt while `fed` < its length, else
 // its last generated token.
 void append_to_step(std::int64_t slot, std::span<const std::int32_t> prompt, std::int64_t fed,
-                    std::span<const std::int32_t> generated, const BatchPolicy& policy,
-                    std::vector<StepSequence>& seqs, std::vector<std::int32_t>& tokens);
+                    std::span<const std::int32_t> generated, const BatchPolicy& policy, std::vector<StepSequence>& seqs,
+                    std::vector<std::int32_t>& tokens);
 
 // Which logits serve() keeps of every row an engine answers (docs/isolation.md, "Engines"): the values at these
 // columns of the vocabulary, drawn from a harness secret before the run, and the row's top value. Kept of every
