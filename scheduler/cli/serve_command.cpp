@@ -32,7 +32,7 @@ void serve_options(po::options_description& options) {
       "port", po::value<std::string>(), "port (default 8000; 0: any free one, printed)")(
       "served-model-name", po::value<std::string>(), "the model name clients ask for (default: the folder's)")(
       "max-context", po::value<std::string>(), "prompt + output tokens per request (default 2048)")(
-      "max-tokens", po::value<std::string>(), "most tokens a request may ask for (default: the context)")(
+      "max-tokens", po::value<std::string>(), "most tokens a request may ask for (default: the context less one)")(
       "slots", po::value<std::string>(), "requests in the engine at once (default: the genome's max_batch)")(
       "max-queue", po::value<std::string>(), "requests waiting for a slot; more get 429 (default 256)")(
       "max-connections", po::value<std::string>(), "open connections; more get 503 (default 1024)");

@@ -209,7 +209,8 @@ int main(int argc, char** argv) try {
       "port", po::value(&o.port)->default_value(8000), "port (0: any free one, printed)")(
       "max-context", po::value(&o.max_context)->default_value(2048), "prompt + output tokens per request")(
       "max-prompt-tokens", po::value(&o.max_prompt_tokens)->default_value(0), "0: the context less one")(
-      "max-tokens", po::value(&o.max_tokens)->default_value(0), "most tokens a request may ask for; 0: the context")(
+      "max-tokens", po::value(&o.max_tokens)->default_value(0),
+      "most tokens a request may ask for; 0: the context less one")(
       "slots", po::value(&o.slots)->default_value(0), "requests in the engine at once; 0: the genome's max_batch")(
       "max-queue", po::value(&o.max_queue)->default_value(256), "requests waiting for a slot; more get 429")(
       "max-connections", po::value(&o.server.max_connections)->default_value(1024), "more get 503")(

@@ -39,6 +39,10 @@ Batcher::Admission Batcher::submit(std::shared_ptr<Job> job) {
   {
     const std::lock_guard lock(mutex_);
     if (stopping_ || !healthy_) return Admission::stopped;
+    // Jobs whose clients left while they waited count against nobody's queue.
+    const auto gone = std::remove_if(queue_.begin(), queue_.end(), [](const auto& j) { return j->cancelled.load(); });
+    metrics_.finished_abort += static_cast<std::uint64_t>(queue_.end() - gone);
+    queue_.erase(gone, queue_.end());
     if (static_cast<std::int64_t>(queue_.size()) >= limits_.max_queue) return Admission::queue_full;
     job->arrived = Clock::now();
     queue_.push_back(std::move(job));

@@ -111,11 +111,12 @@ std::optional<ApiError> refuse_unsupported(const json& body) {
   if (const json* n = field(body, "n"); n != nullptr && *n != 1) return bad("n", "only 1 is supported");
   if (const json* n = field(body, "best_of"); n != nullptr && *n != 1) return bad("best_of", "only 1 is supported");
   if (const json* e = field(body, "echo"); e != nullptr && *e != false) return bad("echo", "is not supported");
-  if (const json* l = field(body, "logprobs"); l != nullptr && *l != 0) return bad("logprobs", "is not supported");
-  if (const json* s = field(body, "suffix"); s != nullptr) return bad("suffix", "is not supported");
+  if (const json* l = field(body, "logprobs"); l != nullptr && *l != 0 && *l != false)
+    return bad("logprobs", "is not supported");
+  if (const json* s = field(body, "suffix"); s != nullptr && *s != "") return bad("suffix", "is not supported");
   if (const json* b = field(body, "logit_bias"); b != nullptr && !b->empty())
     return bad("logit_bias", "is not supported");
-  if (const json* s = field(body, "stop"); s != nullptr && !s->empty())
+  if (const json* s = field(body, "stop"); s != nullptr && !s->empty() && *s != "")
     return bad("stop", "stop strings are not supported; use stop_token_ids");
   for (const char* penalty : {"presence_penalty", "frequency_penalty"})
     if (const json* v = field(body, penalty); v != nullptr && *v != 0) return bad(penalty, "only 0 is supported");
@@ -133,6 +134,7 @@ std::optional<ApiError> read_request(const json& body, const RequestLimits& limi
                     "model", "NotFoundError"};
   if (auto e = refuse_unsupported(body)) return e;
   if (auto e = read_prompt(body, limits, r.prompt)) return e;
+  r.max_tokens = std::min<std::int64_t>(r.max_tokens, limits.max_tokens);  // the default within the server's limit
   if (auto e = read_int(body, "max_tokens", 1, limits.max_tokens, r.max_tokens)) return e;
   const auto positions = static_cast<std::int64_t>(r.prompt.size()) + r.max_tokens;
   if (positions > limits.max_context)
@@ -143,7 +145,7 @@ std::optional<ApiError> read_request(const json& body, const RequestLimits& limi
   if (auto e = read_number(body, "top_p", r.sampling.top_p)) return e;
   if (auto e = read_int(body, "top_k", -1, INT32_MAX, r.sampling.top_k)) return e;
   if (r.sampling.top_k == -1) r.sampling.top_k = 0;
-  if (const std::string why = sampling_error(r.sampling); !why.empty()) return bad("sampling", why);
+  if (const SamplingError e = sampling_error(r.sampling); e.field[0] != 0) return bad(e.field, e.why);
   std::int64_t seed = 0;
   if (field(body, "seed") != nullptr) {
     if (auto e = read_int(body, "seed", INT64_MIN, INT64_MAX, seed)) return e;

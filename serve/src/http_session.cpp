@@ -7,6 +7,7 @@
 #include <boost/beast/http.hpp>
 #include <ctime>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <random>
 
@@ -100,8 +101,10 @@ class Session : public std::enable_shared_from_this<Session> {
     if (target == "/metrics" && get)
       return send(http::status::ok, "text/plain; version=0.0.4", prometheus_text(state_.metrics, state_.model.name));
     if (target == "/v1/completions" && post) return complete(req.body());
-    if (target == "/v1/chat/completions" && post)
+    if (target == "/v1/chat/completions" && post) {
+      ++state_.metrics.rejected;
       return send_error({404, "chat completions are not served yet: use /v1/completions", "", "NotFoundError"});
+    }
     const bool known = target == "/health" || target == "/v1/models" || target == "/metrics" ||
                        target == "/v1/completions" || target == "/v1/chat/completions";
     ++state_.metrics.rejected;
@@ -146,7 +149,35 @@ class Session : public std::enable_shared_from_this<Session> {
         ++state_.metrics.rejected;
         return send_error({503, "the server is stopping or its engine failed", "", "server_error"});
     }
+    watch_for_disconnect();
     if (request_.stream) start_stream();
+  }
+
+  // While a completion is generated nothing else reads the connection: one read at a time waits for the client to
+  // go away (end of stream or a reset), which gives the request's slot back to the batcher before its next step.
+  // Bytes a client sends early (a pipelined request) stay in the buffer for the next request (up to 64 KiB).
+  void watch_for_disconnect() {
+    if (buffer_.size() >= 65536) return;
+    watching_ = true;
+    stream_.async_read_some(buffer_.prepare(4096), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+      self->watching_ = false;
+      if (!ec) self->buffer_.commit(n);
+      if (self->after_watch_) {
+        auto next = std::move(self->after_watch_);
+        self->after_watch_ = nullptr;
+        return next();
+      }
+      if (ec) return self->abandon();
+      if (self->job_) self->watch_for_disconnect();
+    });
+  }
+
+  // Runs `next` once no watching read is outstanding (a connection takes one read at a time).
+  void when_not_watching(std::function<void()> next) {
+    if (!watching_) return next();
+    after_watch_ = std::move(next);
+    beast::error_code ec;
+    stream_.socket().cancel(ec);
   }
 
   void start_stream() {
@@ -208,7 +239,7 @@ class Session : public std::enable_shared_from_this<Session> {
                          self->head_writer_.reset();
                          self->stream_head_.reset();
                          if (ec || !self->keep_alive_) return self->close();
-                         self->read_header();
+                         self->when_not_watching([self] { self->read_header(); });
                        });
       return;
     }
@@ -242,8 +273,8 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.expires_after(state_.options.write_timeout);
     http::async_write(stream_, *res, [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
       if (ec) return self->close();
-      if (!res->keep_alive()) return self->drain_and_close();
-      self->read_header();
+      const bool keep_alive = res->keep_alive();
+      self->when_not_watching([self, keep_alive] { keep_alive ? self->read_header() : self->drain_and_close(); });
     });
   }
 
@@ -285,6 +316,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::response_serializer<http::empty_body>> head_writer_;
   std::deque<std::string> outbox_;
   bool writing_ = false, stream_done_ = false;
+  bool watching_ = false;              // a read waits for the client to go away (watch_for_disconnect)
+  std::function<void()> after_watch_;  // what runs when that read has been cancelled
   std::vector<char> drain_;
 };
 

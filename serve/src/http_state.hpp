@@ -14,10 +14,11 @@ struct HttpServer::State {
   ServedModel model;
   Batcher& batcher;
   Metrics& metrics;
-  boost::asio::io_context io{1};
-  boost::asio::ip::tcp::acceptor acceptor{io};
+  // Before io: sessions the io_context destroys at shutdown still count themselves out of these.
   std::atomic<std::uint64_t> next_id{0};
   std::atomic<std::int64_t> connections{0};
+  boost::asio::io_context io{1};
+  boost::asio::ip::tcp::acceptor acceptor{io};
 };
 
 // Serves one accepted connection until it closes (http_session.cpp).

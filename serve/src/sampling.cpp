@@ -158,11 +158,14 @@ std::int32_t TokenSampler::pick(std::span<const float> logits) {
       const std::size_t end = std::min(w.size(), b + 1024);
       const double block = sum_of(w, b, end);
       if (target < run + block || end == w.size()) {
+        std::size_t last = b;  // rounding between the block's sum and this scan: the block's last weighted token
         for (std::size_t i = b; i < end; ++i) {
+          if (w[i] == 0.0f) continue;
+          last = i;
           run += w[i];
           if (target < run) return static_cast<std::int32_t>(i);
         }
-        return static_cast<std::int32_t>(end - 1);
+        return static_cast<std::int32_t>(last);
       }
       run += block;
     }
@@ -187,11 +190,11 @@ std::int32_t TokenSampler::pick(std::span<const float> logits) {
   return draw(w, ids, u * total);
 }
 
-const char* sampling_error(const SamplingParams& p) {
-  if (!(p.temperature >= 0.0 && p.temperature <= 2.0)) return "temperature must be in [0, 2]";
-  if (!(p.top_p > 0.0 && p.top_p <= 1.0)) return "top_p must be in (0, 1]";
-  if (p.top_k < -1) return "top_k must be -1, 0 or a positive count";
-  return "";
+SamplingError sampling_error(const SamplingParams& p) {
+  if (!(p.temperature >= 0.0 && p.temperature <= 2.0)) return {"temperature", "must be in [0, 2]"};
+  if (!(p.top_p > 0.0 && p.top_p <= 1.0)) return {"top_p", "must be in (0, 1]"};
+  if (p.top_k < -1) return {"top_k", "must be -1, 0 or a positive count"};
+  return {};
 }
 
 }  // namespace kforge::serve

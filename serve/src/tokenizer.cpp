@@ -135,6 +135,8 @@ class ByteLevelBpe final : public Tokenizer {
       for (const json& each : p.at("pretokenizers")) read_pre_tokenizer(each, where);
     } else if (type == "ByteLevel") {
       add_prefix_space_ = p.value("add_prefix_space", false);
+      if (p.value("use_regex", true) && pattern_ != SplitPattern::none)
+        throw std::runtime_error(where + ": a Split and ByteLevel's own split after it are not supported");
       if (p.value("use_regex", true)) pattern_ = SplitPattern::gpt2;
     } else if (type == "Digits") {
       individual_digits_ = p.value("individual_digits", false);

@@ -39,7 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       kforge::fuzz::contract_broken("an accepted request outside the limits");
     for (const std::int32_t id : r.prompt)
       if (id < 0 || id >= limits.vocab) kforge::fuzz::contract_broken("an accepted token id outside the vocabulary");
-    if (sampling_error(r.sampling)[0] != 0) kforge::fuzz::contract_broken("accepted sampling values out of range");
+    if (sampling_error(r.sampling).field[0] != 0)
+      kforge::fuzz::contract_broken("accepted sampling values out of range");
   }
   if (text.find("<|") == std::string::npos) {
     const auto ids = tokenizer().encode(text);

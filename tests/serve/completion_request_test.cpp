@@ -51,7 +51,8 @@ TEST(CompletionRequest, WrongValuesAreRefusedWithTheirField) {
   EXPECT_EQ(error_of(R"({"prompt":[1],"max_tokens":0})").param, "max_tokens");
   EXPECT_EQ(error_of(R"({"prompt":[1],"max_tokens":401})").param, "max_tokens");
   EXPECT_EQ(error_of(R"({"prompt":[1],"temperature":"hot"})").param, "temperature");
-  EXPECT_EQ(error_of(R"({"prompt":[1],"temperature":3})").param, "sampling");
+  EXPECT_EQ(error_of(R"({"prompt":[1],"temperature":3})").param, "temperature");
+  EXPECT_EQ(error_of(R"({"prompt":[1],"top_p":0})").param, "top_p");
   EXPECT_EQ(error_of(R"({"prompt":[1],"stream":1})").param, "stream");
   EXPECT_EQ(error_of(R"({"prompt":[1],"stop_token_ids":[300]})").param, "stop_token_ids");
   EXPECT_EQ(error_of(R"({"prompt":[256]})").param, "prompt");
@@ -74,6 +75,14 @@ TEST(CompletionRequest, APromptAndOutputBeyondTheContextAreRefused) {
   EXPECT_EQ(e.param, "max_tokens");
   EXPECT_NE(e.message.find("context of 512"), std::string::npos) << e.message;
   EXPECT_EQ(error_of(R"({"prompt":)" + prompt + R"(,1],"max_tokens":1})").param, "prompt");  // 501 > 500
+}
+
+TEST(CompletionRequest, TheDefaultMaxTokensKeepsToTheServersLimitAndDefaultValuedFieldsPass) {
+  RequestLimits small = limits();
+  small.max_tokens = 4;
+  const auto r = parse_completion_request(R"({"prompt":[1],"logprobs":false,"stop":"","suffix":""})", small);
+  ASSERT_TRUE(std::holds_alternative<CompletionRequest>(r));
+  EXPECT_EQ(std::get<CompletionRequest>(r).max_tokens, 4);
 }
 
 TEST(CompletionRequest, AnotherModelIsNotFound) {

@@ -121,7 +121,7 @@ def check_refusals():
     expect_error(400, {"prompt": [1], "max_tokens": "many"}, "max_tokens")
     expect_error(400, {"prompt": [1], "max_tokens": 300}, "max_tokens")
     expect_error(400, {"prompt": [5000]}, "prompt")
-    expect_error(400, {"prompt": [1], "temperature": -1}, "sampling")
+    expect_error(400, {"prompt": [1], "temperature": -1}, "temperature")
     expect_error(404, {"model": "gpt-4", "prompt": [1]}, "model")
     expect_error(413, b'{"prompt": "' + b"a" * (2 << 20) + b'"}')
     expect_error(400, b"[" * 200000 + b"]" * 200000)
@@ -232,7 +232,17 @@ def check_disconnect_mid_stream():
         time.sleep(0.1)
     assert abort_count() > before, "the client's slot was not given back"
     assert metric("kforge_num_requests_running") == 0
-    print("disconnect mid-stream: slot freed")
+    # the same for a client waiting for a whole (non-streamed) answer: its closed connection cancels the request
+    before = abort_count()
+    with socket.create_connection(("127.0.0.1", PORT)) as s:
+        body = json.dumps({"prompt": [1, 2, 3], "max_tokens": 250, "ignore_eos": True}).encode()
+        s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not (abort_count() > before and metric("kforge_num_requests_running") == 0):
+        time.sleep(0.05)
+    assert abort_count() > before, "a client that left before its whole answer kept its slot"
+    print("disconnect mid-stream and before a whole answer: slots freed")
 
 
 def abort_count():

@@ -134,6 +134,15 @@ TEST(Tokenizer, UnsupportedTokenizersAreRefusedWithTheFileNamed) {
     EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("\\w+"), std::string::npos) << e.what();
   }
+  // a Split followed by ByteLevel's own split: two splits in a row, refused rather than one of them dropped
+  const json split_then_split = {
+      {"type", "Sequence"},
+      {"pretokenizers",
+       {{{"type", "Split"},
+         {"pattern", {{"Regex", "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+"}}},
+         {"behavior", "Isolated"}},
+        kGpt2}}};
+  EXPECT_THROW(Tokenizer::load(write_tokenizer(dir.path(), split_then_split, {})), std::runtime_error);
   std::ofstream(dir.path() / "broken.json") << "{\"model\": ";
   EXPECT_THROW(Tokenizer::load(dir.path() / "broken.json"), std::runtime_error);
   EXPECT_THROW(Tokenizer::load(dir.path() / "absent.json"), std::runtime_error);
