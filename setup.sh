@@ -21,6 +21,7 @@ packages=(
   clang-format-14 clang-tidy-14 shellcheck         # tools/check-habits.sh (CI's habits step)
   python3-venv                                     # its ruff (not packaged by Debian 12), pinned, in build/habits-venv
   patchelf xz-utils                                # tools/gpu-bundle.sh: RPATH $ORIGIN/../lib, the packed OpenBLAS runtime
+  curl procps                                      # docs/serving.md's client and its tests; pgrep/pkill of test users
 )
 
 missing=()
@@ -41,9 +42,9 @@ cuda_args=()
 # shellcheck disable=SC2086  # KFORGE_CMAKE_ARGS is a list of arguments: split on purpose
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cuda_args[@]}" ${KFORGE_CMAKE_ARGS:-} > build-configure.log || {
   cat build-configure.log; exit 1; }
-# Only what a campaign needs (the demo, the daemon): tests/run-all.sh builds the rest (tests, benchmarks, man pages)
-# before it runs them, so a newcomer sees the demo without waiting for the test binaries.
-targets=(kforge kforge-eval kforged)
+# Only what a campaign needs (the demo, the daemon, kforge serve): tests/run-all.sh builds the rest (tests,
+# benchmarks, man pages) before it runs them, so a newcomer sees the demo without waiting for the test binaries.
+targets=(kforge kforge-eval kforged kforge-serve)
 # With the cuda backend: kforge-check-outputs, kforge's verification of an outside kernel (docs/cli.md).
 # grep reads all of cmake's output (no -q): under pipefail an early exit would SIGPIPE cmake and hide the target.
 cmake --build build --target help | grep ' kforge-check-outputs$' >/dev/null && targets+=(kforge-check-outputs)
