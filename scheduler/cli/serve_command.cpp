@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include "command_table.hpp"
 #include "kforge/jobs/exit_codes.hpp"
@@ -19,9 +20,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The options kforge-serve takes that `kforge serve` passes on unchanged (kforge-serve --help explains each).
-const char* const kPassedOn[] = {"host",       "port",  "served-model-name", "max-context",
-                                 "max-tokens", "slots", "max-queue",         "max-connections"};
+// The options that choose the engine; every other option of this command is kforge-serve's, passed on unchanged
+// (kforge-serve --help explains each).
+const std::set<std::string> kChoosing = {"dir", "precision", "candidate", "model"};
 
 void serve_options(po::options_description& options) {
   options.add_options()("dir", po::value<std::string>()->required(), "engine campaign directory")(
@@ -65,8 +66,8 @@ int serve(const po::variables_map& options) {
   const fs::path program = serve_program();
   std::vector<std::string> args = {
       program.string(), "--model", model, "--genome", c.params, "--source", "/proc/self/fd/" + std::to_string(fd)};
-  for (const char* name : kPassedOn)
-    if (options.count(name)) args.insert(args.end(), {std::string("--") + name, options[name].as<std::string>()});
+  for (const auto& [name, value] : options)
+    if (!kChoosing.contains(name)) args.insert(args.end(), {"--" + name, value.as<std::string>()});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

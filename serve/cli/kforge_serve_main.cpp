@@ -81,9 +81,7 @@ void verify_engine(const fs::path& artefact, const fs::path& scratch, const jobs
   const ReferenceEngine reference(model, weights, 1, 1);
   const jobs::EvalSettings settings;
   const auto v = verify_served_engine(settings, e, policy, weights, reference, harness_secret(),
-                                      [&](std::span<const SeqDesc> s, std::span<const std::int32_t> t) {
-                                        return step_engine(*process, s, t, model.vocab);
-                                      });
+                                      step_through(*process, model.vocab));
   if (v.status != jobs::Status::ok)
     throw std::runtime_error("the engine fails verification, so it is not served: " + v.evidence);
   std::cerr << "kforge serve: the engine is verified (logits within " << v.max_rel_error
@@ -130,14 +128,13 @@ int serve_main(const Options& o) {
   const std::int64_t slots = o.slots > 0 ? o.slots : policy.max_batch;
   const EngineSizes sizes{slots, context, policy.max_batch, most_step_tokens(policy)};
   int generation = 0;
-  std::shared_ptr<kernels::host::CandidateProcess> process;
+  // The batcher drops a step function before it asks for a fresh one, and the process outlives the batcher.
+  std::unique_ptr<kernels::host::CandidateProcess> process;
   const auto fresh_engine = [&]() -> StepFn {
     process.reset();  // the old process and its folder go before the new one starts
     process = engine_process_in(compiled.artefact, scratch / ("engine-" + std::to_string(generation++)));
     init_engine(*process, model, weights, sizes);
-    return [p = process, vocab = model.vocab](std::span<const SeqDesc> s, std::span<const std::int32_t> t) {
-      return step_engine(*p, s, t, vocab);
-    };
+    return step_through(*process, model.vocab);
   };
 
   serve::Metrics metrics;

@@ -193,9 +193,10 @@ void Batcher::run() {
     stopping_ = true;
     left.swap(queue_);
   }
-  fail(flights, healthy_ ? "the server is stopping" : "the engine failed and could not be started again");
+  const std::string why = healthy_ ? "the server is stopping" : "the engine failed and could not be started again";
+  fail(flights, why);
   for (const auto& job : left) {
-    job->deliver({JobEvent{-1, "abort", "the server is stopping"}});
+    job->deliver({JobEvent{-1, "abort", why}});
     ++metrics_.finished_abort;
   }
   metrics_.waiting = 0;

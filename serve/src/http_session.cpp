@@ -79,12 +79,10 @@ class Session : public std::enable_shared_from_this<Session> {
         ec == net::error::connection_reset || ec == net::error::operation_aborted)
       return close();
     keep_alive_ = false;
-    ++state_.metrics.rejected;
     if (ec == http::error::body_limit)
-      return send_error(
-          {413, "the body is larger than " + std::to_string(state_.options.max_body_bytes) + " bytes", ""});
-    if (ec == http::error::header_limit) return send_error({431, "the request's header is too large", ""});
-    send_error({400, "malformed HTTP request: " + ec.message(), ""});
+      return reject({413, "the body is larger than " + std::to_string(state_.options.max_body_bytes) + " bytes", ""});
+    if (ec == http::error::header_limit) return reject({431, "the request's header is too large", ""});
+    reject({400, "malformed HTTP request: " + ec.message(), ""});
   }
 
   void handle(http::request<http::string_body> req) {
@@ -101,23 +99,17 @@ class Session : public std::enable_shared_from_this<Session> {
     if (target == "/metrics" && get)
       return send(http::status::ok, "text/plain; version=0.0.4", prometheus_text(state_.metrics, state_.model.name));
     if (target == "/v1/completions" && post) return complete(req.body());
-    if (target == "/v1/chat/completions" && post) {
-      ++state_.metrics.rejected;
-      return send_error({404, "chat completions are not served yet: use /v1/completions", "", "NotFoundError"});
-    }
+    if (target == "/v1/chat/completions" && post)
+      return reject({404, "chat completions are not served yet: use /v1/completions", "", "NotFoundError"});
     const bool known = target == "/health" || target == "/v1/models" || target == "/metrics" ||
                        target == "/v1/completions" || target == "/v1/chat/completions";
-    ++state_.metrics.rejected;
-    if (known) return send_error({405, "method not allowed", "", "invalid_request_error"});
-    send_error({404, "no route " + std::string(target), "", "NotFoundError"});
+    if (known) return reject({405, "method not allowed", "", "invalid_request_error"});
+    reject({404, "no route " + std::string(target), "", "NotFoundError"});
   }
 
   void complete(const std::string& body) {
     auto parsed = parse_completion_request(body, state_.model.limits);
-    if (auto* e = std::get_if<ApiError>(&parsed)) {
-      ++state_.metrics.rejected;
-      return send_error(*e);
-    }
+    if (auto* e = std::get_if<ApiError>(&parsed)) return reject(*e);
     request_ = std::get<CompletionRequest>(std::move(parsed));
     auto job = std::make_shared<Job>();
     job->prompt = request_.prompt;
@@ -142,12 +134,10 @@ class Session : public std::enable_shared_from_this<Session> {
         break;
       case Batcher::Admission::queue_full:
         job_.reset();
-        ++state_.metrics.rejected;
-        return send_error({429, "the server's queue is full; retry later", "", "rate_limit_exceeded"});
+        return reject({429, "the server's queue is full; retry later", "", "rate_limit_exceeded"});
       case Batcher::Admission::stopped:
         job_.reset();
-        ++state_.metrics.rejected;
-        return send_error({503, "the server is stopping or its engine failed", "", "server_error"});
+        return reject({503, "the server is stopping or its engine failed", "", "server_error"});
     }
     watch_for_disconnect();
     if (request_.stream) start_stream();
@@ -276,6 +266,12 @@ class Session : public std::enable_shared_from_this<Session> {
       const bool keep_alive = res->keep_alive();
       self->when_not_watching([self, keep_alive] { keep_alive ? self->read_header() : self->drain_and_close(); });
     });
+  }
+
+  // A request answered with an error before it was served (counted in /metrics as rejected).
+  void reject(const ApiError& e) {
+    ++state_.metrics.rejected;
+    send_error(e);
   }
 
   void send_error(const ApiError& e) { send(static_cast<http::status>(e.status), "application/json", error_json(e)); }

@@ -94,11 +94,46 @@ void exp_shifted(const float* in, float* out, std::size_t n, float top, float in
   for (std::size_t i = 0; i < n; ++i) out[i] = exp_nonpositive((in[i] - top) * inv);
 }
 
-// Weights e^((logit - max) / temperature) of every token, and their sum.
-double weights_of(std::span<const float> logits, double temperature, std::vector<float>& w) {
+// Tokens per block of the weights' sums: a draw over the whole vocabulary skips whole blocks by their sums.
+constexpr std::size_t kBlock = 1024;
+
+// Weights e^((logit - max) / temperature) of every token; returns the sum of each block of kBlock tokens.
+std::vector<double> weights_of(std::span<const float> logits, double temperature, std::vector<float>& w) {
   w.resize(logits.size());
   exp_shifted(logits.data(), w.data(), logits.size(), max_of(logits), static_cast<float>(1.0 / temperature));
-  return sum_of(w, 0, w.size());
+  std::vector<double> blocks;
+  for (std::size_t b = 0; b < w.size(); b += kBlock) blocks.push_back(sum_of(w, b, std::min(w.size(), b + kBlock)));
+  return blocks;
+}
+
+// The token at `target` of the running sum over the whole vocabulary: whole blocks skipped by their sums, then one
+// block's tokens (its last weighted token when rounding between its sum and this scan leaves the scan short).
+std::int32_t draw_all(const std::vector<float>& w, const std::vector<double>& blocks, double target) {
+  double run = 0.0;
+  std::size_t k = 0;
+  while (k + 1 < blocks.size() && target >= run + blocks[k]) run += blocks[k++];
+  std::size_t last = k * kBlock;
+  for (std::size_t i = k * kBlock; i < std::min(w.size(), (k + 1) * kBlock); ++i) {
+    if (w[i] == 0.0f) continue;
+    last = i;
+    run += w[i];
+    if (target < run) break;
+  }
+  return static_cast<std::int32_t>(last);
+}
+
+// Heavier first, the lower id on ties: the order top_k and top_p keep tokens in.
+auto heavier_in(const std::vector<float>& w) {
+  return [&w](std::int32_t a, std::int32_t b) {
+    const float wa = w[static_cast<std::size_t>(a)], wb = w[static_cast<std::size_t>(b)];
+    return wa != wb ? wa > wb : a < b;
+  };
+}
+
+double weight_of(const std::vector<float>& w, const std::vector<std::int32_t>& ids) {
+  double total = 0.0;
+  for (const std::int32_t id : ids) total += w[static_cast<std::size_t>(id)];
+  return total;
 }
 
 // The token at `target` of the running sum over `ids` in their order (the last one if rounding leaves it short).
@@ -114,10 +149,7 @@ std::int32_t draw(const std::vector<float>& w, const std::vector<std::int32_t>& 
 // The nucleus: the fewest heaviest of `ids` whose weights sum to at least `mass` (ties by lower id), found by
 // partitioning around pivots rather than sorting everything (flat distributions keep most of the vocabulary).
 std::vector<std::int32_t> nucleus(const std::vector<float>& w, std::vector<std::int32_t> ids, double mass) {
-  const auto heavier = [&](std::int32_t a, std::int32_t b) {
-    const float wa = w[static_cast<std::size_t>(a)], wb = w[static_cast<std::size_t>(b)];
-    return wa != wb ? wa > wb : a < b;
-  };
+  const auto heavier = heavier_in(w);
   std::vector<std::int32_t> kept;
   auto lo = ids.begin(), hi = ids.end();
   while (hi - lo > 64) {
@@ -149,43 +181,22 @@ TokenSampler::TokenSampler(const SamplingParams& params, std::uint64_t seed) : p
 std::int32_t TokenSampler::pick(std::span<const float> logits) {
   if (params_.greedy()) return static_cast<std::int32_t>(kernels::engine::argmax(logits));
   std::vector<float> w;
-  double total = weights_of(logits, params_.temperature, w);
+  const std::vector<double> blocks = weights_of(logits, params_.temperature, w);
   const double u = kernels::engine::unit_interval(rng_());
-  if (params_.top_k <= 0 && params_.top_p >= 1.0) {  // the whole vocabulary: block sums, then one block's tokens
-    const double target = u * total;
-    double run = 0.0;
-    for (std::size_t b = 0; b < w.size(); b += 1024) {
-      const std::size_t end = std::min(w.size(), b + 1024);
-      const double block = sum_of(w, b, end);
-      if (target < run + block || end == w.size()) {
-        std::size_t last = b;  // rounding between the block's sum and this scan: the block's last weighted token
-        for (std::size_t i = b; i < end; ++i) {
-          if (w[i] == 0.0f) continue;
-          last = i;
-          run += w[i];
-          if (target < run) return static_cast<std::int32_t>(i);
-        }
-        return static_cast<std::int32_t>(last);
-      }
-      run += block;
-    }
-  }
+  double total = 0.0;
+  for (const double b : blocks) total += b;
+  if (params_.top_k <= 0 && params_.top_p >= 1.0) return draw_all(w, blocks, u * total);
   std::vector<std::int32_t> ids(w.size());
   for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::int32_t>(i);
   if (params_.top_k > 0 && static_cast<std::size_t>(params_.top_k) < ids.size()) {
     const auto k = static_cast<std::ptrdiff_t>(params_.top_k);
-    std::nth_element(ids.begin(), ids.begin() + k - 1, ids.end(), [&](std::int32_t a, std::int32_t b) {
-      const float wa = w[static_cast<std::size_t>(a)], wb = w[static_cast<std::size_t>(b)];
-      return wa != wb ? wa > wb : a < b;
-    });
+    std::nth_element(ids.begin(), ids.begin() + k - 1, ids.end(), heavier_in(w));
     ids.resize(static_cast<std::size_t>(k));
-    total = 0.0;
-    for (const std::int32_t id : ids) total += w[static_cast<std::size_t>(id)];
+    total = weight_of(w, ids);
   }
   if (params_.top_p < 1.0) {
     ids = nucleus(w, std::move(ids), params_.top_p * total);
-    total = 0.0;
-    for (const std::int32_t id : ids) total += w[static_cast<std::size_t>(id)];
+    total = weight_of(w, ids);
   }
   return draw(w, ids, u * total);
 }

@@ -16,8 +16,7 @@ std::size_t incomplete_utf8_tail(const std::string& s) {
 
 std::string TextStream::push(std::span<const std::int32_t> fresh, bool last) {
   if (tokenizer_ == nullptr) return "";
-  tokens_.insert(tokens_.end(), fresh.begin(), fresh.end());
-  text_ = tokenizer_->decode(tokens_);
+  text_ += tokenizer_->decode(fresh);  // each token's bytes on their own: the new tokens' text is all that is new
   const std::size_t ready = last ? text_.size() : text_.size() - incomplete_utf8_tail(text_);
   if (ready <= returned_) return "";
   std::string piece = text_.substr(returned_, ready - returned_);

@@ -54,14 +54,12 @@ TEST(ServedEngine, ACrashingEngineProcessFailsItsRequestsAndAFreshOneServesTheNe
   const BatchPolicy policy = batch_policy_from_genome(genome);
   const EngineSizes sizes{2, 64, policy.max_batch, most_step_tokens(policy)};
   int started = 0;
-  std::shared_ptr<kernels::host::CandidateProcess> process;
+  std::unique_ptr<kernels::host::CandidateProcess> process;
   const auto fresh = [&]() -> StepFn {
     process.reset();
     process = engine_process_in(compiled.artefact, scratch.sub("engine-" + std::to_string(started++)));
     init_engine(*process, model, weights, sizes);
-    return [p = process, vocab = model.vocab](std::span<const SeqDesc> s, std::span<const std::int32_t> t) {
-      return step_engine(*p, s, t, vocab);
-    };
+    return step_through(*process, model.vocab);
   };
   Metrics metrics;
   Batcher batcher(fresh, policy, model.vocab, {2, 8, 64}, metrics);

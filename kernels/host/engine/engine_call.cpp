@@ -73,6 +73,12 @@ StepOutcome step_engine(host::CandidateProcess& process, std::span<const SeqDesc
   return out;
 }
 
+StepFn step_through(host::CandidateProcess& process, std::int64_t vocab) {
+  return [&process, vocab](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
+    return step_engine(process, seqs, tokens, vocab);
+  };
+}
+
 std::unique_ptr<host::CandidateProcess> engine_process_in(const std::filesystem::path& artefact,
                                                           const std::filesystem::path& folder) {
   std::error_code ignored;  // what an engine made undeletable stays; the scratch folder goes with the task

@@ -32,6 +32,9 @@ double init_engine(host::CandidateProcess& process, const jobs::ModelSpec& model
 StepOutcome step_engine(host::CandidateProcess& process, std::span<const SeqDesc> seqs,
                         std::span<const std::int32_t> tokens, std::int64_t vocab);
 
+// The serving loop's step function through `process` (step_engine); the process must outlive the function.
+StepFn step_through(host::CandidateProcess& process, std::int64_t vocab);
+
 // A candidate process for the engine `artefact` in `folder` (made anew: emptied, then holding only a copy of the
 // shared object), so that nothing an earlier process of the same engine wrote is within its reach.
 std::unique_ptr<host::CandidateProcess> engine_process_in(const std::filesystem::path& artefact,

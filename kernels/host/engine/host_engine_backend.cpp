@@ -80,12 +80,6 @@ VerifyResult HostEngineBackend::verify(const EvalContext& ctx) {
                               &envelope_ms_);
 }
 
-StepFn HostEngineBackend::step_through(host::CandidateProcess& process, std::int64_t vocab) {
-  return [&process, vocab](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
-    return step_engine(process, seqs, tokens, vocab);
-  };
-}
-
 TimeResult HostEngineBackend::time(const EvalContext& ctx) {
   const jobs::EvalSettings& s = host::settings_of(ctx, kBackend);
   ensure_initialised(ctx);

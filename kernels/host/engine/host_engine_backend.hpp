@@ -31,8 +31,6 @@ class HostEngineBackend final : public Backend {
   bool runs_candidate_code_apart() const override { return true; }
 
  private:
-  // The serving loop's step function, through an engine's candidate process.
-  static StepFn step_through(host::CandidateProcess& process, std::int64_t vocab);
   // Loads the weights and the reference, and makes the kInit call once (the first verify() or time() of a load()).
   void ensure_initialised(const EvalContext& ctx);
   host::CandidateProcess& process() const;  // throws std::logic_error before a successful load()

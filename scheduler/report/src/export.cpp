@@ -12,6 +12,7 @@
 #include "kforge/jobs/manifest.hpp"
 #include "kforge/jobs/text_file.hpp"
 #include "kforge/scheduler/report/report.hpp"
+#include "record_manifest.hpp"
 
 namespace kforge::scheduler {
 namespace fs = std::filesystem;
@@ -21,20 +22,6 @@ namespace {
 constexpr int kRoundTripDigits = 17;  // %.17g: every double reads back as the same double
 
 std::string source_extension(const std::string& backend) { return backend == "cuda" ? ".cu" : ".cpp"; }
-
-// The task manifest that evaluated the record: its problem sizes, compiler and flags are what was measured.
-std::optional<jobs::TaskManifest> manifest_of(const CampaignDir& dir, const jobs::EvalRecord& b) {
-  for (int t = 0; fs::exists(dir.manifest(b.generation, t)); ++t) {
-    try {
-      jobs::TaskManifest m = jobs::read_manifest(dir.manifest(b.generation, t));
-      if (m.target != b.target) continue;
-      for (const auto& c : m.candidates)
-        if (c.id == b.candidate_id) return m;
-    } catch (const std::exception&) {
-    }
-  }
-  return std::nullopt;
-}
 
 // First line of `COMPILER --version` on this machine (the records do not store the version they were built with).
 std::string compiler_version(const std::string& compiler) {

@@ -1,14 +1,12 @@
 #include "kforge/scheduler/report/served_engine.hpp"
 
-#include <filesystem>
 #include <stdexcept>
 
 #include "kforge/jobs/genome.hpp"
-#include "kforge/jobs/manifest.hpp"
 #include "kforge/scheduler/config/archive_view.hpp"
+#include "record_manifest.hpp"
 
 namespace kforge::scheduler {
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -16,16 +14,6 @@ namespace {
 std::string precision_of(const std::string& params) {
   const jobs::Genome g = jobs::Genome::from_text(params);
   return g.has("weights") ? g.get_string("weights") : "fp32";
-}
-
-// The model folder of the task that evaluated `id` in generation g (manifests hold absolute paths).
-std::string model_path_of(const CampaignDir& dir, int g, const std::string& id) {
-  for (int t = 0; fs::exists(dir.manifest(g, t)); ++t) {
-    const jobs::TaskManifest m = jobs::read_manifest(dir.manifest(g, t));
-    for (const auto& c : m.candidates)
-      if (c.id == id) return m.settings.engine.model.path;
-  }
-  return "";
 }
 
 }  // namespace
@@ -51,9 +39,10 @@ ServedEngineChoice choose_served_engine(const CampaignDir& dir, const std::strin
     throw std::runtime_error(where + " has no verified host engine" +
                              (candidate.empty() ? "" : " with the id " + candidate) +
                              (precision.empty() ? "" : " with weights " + precision));
-  ServedEngineChoice c{best->candidate_id,  best->generation,
-                       best->params,        precision_of(best->params),
-                       best->source,        model_path_of(dir, best->generation, best->candidate_id),
+  const std::optional<jobs::TaskManifest> task = manifest_of(dir, *best);  // manifests hold absolute paths
+  if (!task) throw std::runtime_error(where + ": no readable task manifest evaluated " + best->candidate_id);
+  ServedEngineChoice c{best->candidate_id,         best->generation, best->params,
+                       precision_of(best->params), best->source,     task->settings.engine.model.path,
                        best->time_median_ms};
   if (c.model_path.empty())
     throw std::runtime_error(where + ": the task that evaluated " + c.candidate_id +

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <span>
 #include <string>
-#include <vector>
 
 namespace kforge::serve {
 
@@ -20,7 +19,6 @@ class TextStream {
 
  private:
   const Tokenizer* tokenizer_;
-  std::vector<std::int32_t> tokens_;
   std::string text_;
   std::size_t returned_ = 0;
 };

@@ -21,7 +21,8 @@ class Tokenizer {
   static std::unique_ptr<Tokenizer> load(const std::filesystem::path& tokenizer_json);
   virtual ~Tokenizer() = default;
   virtual std::vector<std::int32_t> encode(std::string_view text) const = 0;
-  // Special (added, special: true) tokens are left out; bytes that do not form UTF-8 are kept as they are.
+  // Special (added, special: true) tokens are left out; bytes that do not form UTF-8 are kept as they are. Each token
+  // decodes to bytes of its own, so the decoding of tokens a then b is decode(a) followed by decode(b).
   virtual std::string decode(std::span<const std::int32_t> tokens) const = 0;
   virtual std::int64_t size() const = 0;  // the largest id + 1
 };
