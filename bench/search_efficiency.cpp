@@ -36,6 +36,8 @@ using kforge::scheduler::PriorObservations;
 
 namespace {
 
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
 struct Settings {
   std::vector<std::string> caches;
   std::vector<std::string> priors;
@@ -59,6 +61,13 @@ struct Space {
 struct Figures {
   double mean = 0.0;
   double std = 0.0;
+  double model = kNaN;  // mean over repeats of the model's final rank correlation (NaN: no model, or too few)
+  double se(int repeats) const { return std / std::sqrt(static_cast<double>(repeats)); }
+};
+
+struct Once {
+  double fraction = 0.0;
+  double model = kNaN;
 };
 
 struct Row {  // one strategy in one prior mode
@@ -113,9 +122,9 @@ PriorObservations observations(const ReplaySpace& s, bool invert) {
   return prior;
 }
 
-// One search of `budget` evaluations; returns the fraction of optimum it reached.
-double run_once(const Space& space, const std::string& strategy, const std::vector<PriorObservations>* prior,
-                int budget, std::uint64_t seed) {
+// One search of `budget` evaluations: the fraction of optimum it reached and how well its model predicted.
+Once run_once(const Space& space, const std::string& strategy, const std::vector<PriorObservations>* prior, int budget,
+              std::uint64_t seed) {
   std::vector<kforge::scheduler::StrategyParameter> params;
   for (const auto& p : space.replay.parameters()) params.push_back({p.name, p.values});
   kforge::scheduler::StrategyOptions options;
@@ -138,7 +147,7 @@ double run_once(const Space& space, const std::string& strategy, const std::vect
       ++spent;
     }
   }
-  return std::isfinite(best) ? space.replay.best_time_ms() / best : 0.0;
+  return {std::isfinite(best) ? space.replay.best_time_ms() / best : 0.0, search->model_quality().rank_correlation};
 }
 
 Figures measure(const Space& space, const Settings& s, const Row& row, int budget) {
@@ -146,23 +155,29 @@ Figures measure(const Space& space, const Settings& s, const Row& row, int budge
                                                 : row.mode == "+inverted prior" ? &space.inverted
                                                                                 : nullptr;
   const std::uint64_t stream = row.strategy == "random" ? 2 : 1;
-  std::vector<double> fractions(static_cast<std::size_t>(s.repeats));
+  std::vector<Once> runs(static_cast<std::size_t>(s.repeats));
   const int threads = std::max(1, std::min(s.threads, s.repeats));
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t) {
     workers.emplace_back([&, t] {
       for (int r = t; r < s.repeats; r += threads) {
         const std::uint64_t seed = mix(s.seed ^ mix(stream ^ mix(static_cast<std::uint64_t>(budget) << 20 | r)));
-        fractions[static_cast<std::size_t>(r)] = run_once(space, row.strategy, prior, budget, seed);
+        runs[static_cast<std::size_t>(r)] = run_once(space, row.strategy, prior, budget, seed);
       }
     });
   }
   for (auto& w : workers) w.join();
   Figures f;
-  for (const double x : fractions) f.mean += x;
+  double model_sum = 0.0;
+  int models = 0;
+  for (const Once& x : runs) {
+    f.mean += x.fraction;
+    if (std::isfinite(x.model)) model_sum += x.model, ++models;
+  }
   f.mean /= s.repeats;
-  for (const double x : fractions) f.std += (x - f.mean) * (x - f.mean);
+  for (const Once& x : runs) f.std += (x.fraction - f.mean) * (x.fraction - f.mean);
   f.std = s.repeats > 1 ? std::sqrt(f.std / (s.repeats - 1)) : 0.0;
+  if (models > 0) f.model = model_sum / models;
   return f;
 }
 
@@ -231,6 +246,39 @@ std::vector<Row> rows_of(const Settings& s) {
   return rows;
 }
 
+void print_json_result(bool first, int budget, const Row& row, const std::string& space, const Figures& f,
+                       int repeats) {
+  std::printf(
+      "%s{\"budget\":%d,\"strategy\":%s,\"prior\":%s,\"space\":%s,\"mean_fraction\":%.4f,\"std\":%.4f,"
+      "\"se\":%.4f,\"model_rank_correlation\":%s}",
+      first ? "" : ",", budget, json_string(row.strategy).c_str(),
+      json_string(row.mode.empty() ? "none" : row.mode.substr(1)).c_str(), json_string(space).c_str(), f.mean, f.std,
+      f.se(repeats), std::isfinite(f.model) ? std::to_string(f.model).c_str() : "null");
+  std::fflush(stdout);
+}
+
+// A strategy's row of fractions, then (not for random itself) its margin over random search in standard errors
+// of the difference (each mean's own, combined) and its model's mean rank correlation.
+void print_rows(const Row& row, const std::vector<Figures>& f, const std::vector<Figures>& random, int repeats) {
+  double sum = 0.0;
+  std::printf("            %-26s", (row.strategy + (row.mode.empty() ? "" : " " + row.mode)).c_str());
+  for (const Figures& x : f) std::printf(" %.3f", x.mean), sum += x.mean;
+  std::printf("  %.3f\n", sum / static_cast<double>(f.size()));
+  if (row.strategy == "random") return;
+  int above = 0;
+  std::printf("              vs random, SE %-12s", "");
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    const double se = std::hypot(f[i].se(repeats), random[i].se(repeats));
+    const double margin = se > 0 ? (f[i].mean - random[i].mean) / se : 0.0;
+    above += margin > 2.0;
+    std::printf(" %+5.1f", margin);
+  }
+  std::printf("  %zu of %zu above by > 2 SE\n", static_cast<std::size_t>(above), f.size());
+  std::printf("              model rank corr. %-9s", "");
+  for (const Figures& x : f) std::isfinite(x.model) ? std::printf(" %5.2f", x.model) : std::printf("     -");
+  std::printf("\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -263,31 +311,24 @@ int main(int argc, char** argv) try {
   }
   bool first = true;
   for (const int b : s.budgets) {
+    // Random search first: every other row is printed with its margin over random, in standard errors.
+    std::vector<Figures> random;
+    for (const Space& space : spaces) random.push_back(measure(space, s, {"random", ""}, b));
     if (!s.json) {
       std::printf("budget %-4d %-26s", b, "strategy");
-      for (std::size_t i = 0; i < spaces.size(); ++i) std::printf("   [%zu]", i + 1);
+      for (std::size_t i = 0; i < spaces.size(); ++i) std::printf(" %5s", ("[" + std::to_string(i + 1) + "]").c_str());
       std::printf("  average\n");
     }
     for (const Row& row : rows) {
-      double sum = 0.0;
-      if (!s.json) std::printf("            %-26s", (row.strategy + (row.mode.empty() ? "" : " " + row.mode)).c_str());
-      for (const Space& space : spaces) {
-        const Figures f = measure(space, s, row, b);
-        sum += f.mean;
+      std::vector<Figures> figures;
+      for (std::size_t i = 0; i < spaces.size(); ++i) {
+        figures.push_back(row.strategy == "random" ? random[i] : measure(spaces[i], s, row, b));
         if (s.json) {
-          std::printf(
-              "%s{\"budget\":%d,\"strategy\":%s,\"prior\":%s,\"space\":%s,\"mean_fraction\":%.4f,"
-              "\"std\":%.4f}",
-              first ? "" : ",", b, json_string(row.strategy).c_str(),
-              json_string(row.mode.empty() ? "none" : row.mode.substr(1)).c_str(), json_string(space.name).c_str(),
-              f.mean, f.std);
+          print_json_result(first, b, row, spaces[i].name, figures.back(), s.repeats);
           first = false;
-        } else {
-          std::printf(" %.3f", f.mean);
         }
-        std::fflush(stdout);
       }
-      if (!s.json) std::printf("  %.3f\n", sum / static_cast<double>(spaces.size()));
+      if (!s.json) print_rows(row, figures, random, s.repeats);
     }
   }
   if (s.json) std::cout << "]}" << std::endl;

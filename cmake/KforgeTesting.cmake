@@ -30,7 +30,8 @@ endfunction()
 # kforge_discover_gtests(TARGET TIER tier [LABELS area1 area2] [PROPERTIES name value ...])
 # gtest_discover_tests for a test executable made with add_executable, labelled per test. gtest_discover_tests
 # splits a list given in its PROPERTIES (CMake 3.25 keeps the first label only), so the labels are set by a
-# script CTest runs after the discovered tests are defined (the folder's TEST_INCLUDE_FILES, in order).
+# script CTest runs after the discovered tests are defined (the folder's TEST_INCLUDE_FILES, in order). That script
+# also keeps them off any catalog of finished campaigns, as tests/CMakeLists.txt does for the other tests.
 function(kforge_discover_gtests target)
   cmake_parse_arguments(ARG "" "TIER" "LABELS;PROPERTIES" ${ARGN})
   if(NOT ARG_TIER)
@@ -45,7 +46,8 @@ function(kforge_discover_gtests target)
   set(script ${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake)
   # Before the binary is built there is no test list (gtest's script adds a ${target}_NOT_BUILT test instead).
   file(WRITE ${script} "if(${target}_TESTS)\n"
-                       "  set_tests_properties(\${${target}_TESTS} PROPERTIES LABELS \"${labels}\")\n"
+                       "  set_tests_properties(\${${target}_TESTS} PROPERTIES LABELS \"${labels}\"\n"
+                       "                       ENVIRONMENT_MODIFICATION \"KFORGE_CATALOG=set:none\")\n"
                        "endif()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${script})
 endfunction()

@@ -28,7 +28,8 @@ po::options_description options_of(const Command& command) {
 const std::vector<const Command*>& commands() {
   static const std::vector<const Command*> table{&kRunCommand,     &kValidateCommand, &kStatusCommand, &kReportCommand,
                                                  &kPlotCommand,    &kWatchCommand,    &kExportCommand, &kVerifyCommand,
-                                                 &kConfirmCommand, &kSubmitCommand,   &kCancelCommand, &kServeCommand};
+                                                 &kConfirmCommand, &kSubmitCommand,   &kCancelCommand, &kServeCommand,
+                                                 &kSuggestCommand};
   return table;
 }
 

@@ -4,7 +4,7 @@
 // the man page and bash completion generated from that help (share/man, share/bash-completion) cannot drift apart.
 // Each command's entry stands beside its code: campaign_commands.cpp (run, validate, confirm),
 // report_commands.cpp (status, report, plot, watch, export, verify), spool_commands.cpp (submit, cancel),
-// serve_command.cpp (serve).
+// serve_command.cpp (serve), suggest_command.cpp (suggest).
 #include <boost/program_options.hpp>
 
 #include <stdexcept>
@@ -36,7 +36,7 @@ struct Command {
 extern const Command kRunCommand, kValidateCommand, kConfirmCommand;
 extern const Command kStatusCommand, kReportCommand, kPlotCommand, kWatchCommand, kExportCommand, kVerifyCommand;
 extern const Command kSubmitCommand, kCancelCommand;
-extern const Command kServeCommand;
+extern const Command kServeCommand, kSuggestCommand;
 
 // Every command, in the order of `kforge --help`.
 const std::vector<const Command*>& commands();

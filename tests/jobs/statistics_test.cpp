@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "kforge/jobs/statistics.hpp"
 
@@ -20,4 +21,19 @@ TEST(Statistics, UpperMedianIsAlwaysOneOfTheValues) {
   EXPECT_DOUBLE_EQ(upper_median({4.0, 1.0, 2.0, 3.0}), 3.0);
   EXPECT_DOUBLE_EQ(upper_median({7.5}), 7.5);
   EXPECT_TRUE(std::isnan(upper_median({})));
+}
+
+TEST(Statistics, RankCorrelationSeesOrderNotScale) {
+  using kforge::jobs::rank_correlation;
+  EXPECT_DOUBLE_EQ(rank_correlation({1, 2, 3, 4}, {10, 200, 3000, 40000}), 1.0);
+  EXPECT_DOUBLE_EQ(rank_correlation({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
+  // A failure (+inf) ranks slowest: predicted slowest and failed agree.
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_DOUBLE_EQ(rank_correlation({1, 2, 3}, {0.5, 0.7, inf}), 1.0);
+  // Ties share their mean rank: x ranks 1.5 1.5 3, y ranks 1 2 3.
+  EXPECT_NEAR(rank_correlation({1, 1, 2}, {1, 2, 3}), 0.8660254, 1e-6);
+  EXPECT_TRUE(std::isnan(rank_correlation({1, 2}, {1, 2})));
+  EXPECT_TRUE(std::isnan(rank_correlation({1, 1, 1}, {1, 2, 3})));
+  EXPECT_TRUE(std::isnan(rank_correlation({1, 2, 3}, {1, 2})));
+  EXPECT_TRUE(std::isnan(rank_correlation({1, std::nan(""), 3}, {1, 2, 3})));
 }

@@ -8,11 +8,16 @@ namespace kforge::scheduler::config_detail {
 void read_search_prior(const MapReader& top, CampaignConfig& campaign) {
   MapReader search = top.section("search", {});
   const std::string allowed =
-      "a list of folders of earlier campaigns (holding campaign.h5) and Kernel Tuner caches (.json, .json.gz), "
-      "relative to the campaign file";
-  if (!search.has("prior")) return;
+      "none, or a list of folders of earlier campaigns (holding campaign.h5) and Kernel Tuner caches (.json, "
+      ".json.gz), relative to the campaign file";
+  if (!search.has("prior")) return;  // the catalog's campaigns of this space
   const YAML::Node& list = search.value("prior");
-  if (!list.IsSequence()) search.fail("prior", "expected a list, got " + describe_value(list), allowed);
+  if (list.IsScalar() && list.Scalar() == "none") {
+    campaign.search.prior_from = "none";
+    return;
+  }
+  if (!list.IsSequence()) search.fail("prior", "expected none or a list, got " + describe_value(list), allowed);
+  campaign.search.prior_from = "listed";
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string key = search.key_path("prior") + "[" + std::to_string(i) + "]";
     if (!list[i].IsScalar() || list[i].Scalar().empty())

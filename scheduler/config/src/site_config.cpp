@@ -11,7 +11,8 @@ namespace config_detail {
 namespace {
 
 void read_site_section(const MapReader& top, SiteConfig& site) {
-  const std::vector<std::string> keys = {"name", "executor", "max_task_retries", "stop_at_infra_error_share"};
+  const std::vector<std::string> keys = {"name", "executor", "max_task_retries", "stop_at_infra_error_share",
+                                         "catalog"};
   if (!top.has("site")) top.fail_missing("site", "a mapping with keys: " + join(keys));
   MapReader section = top.section("site", keys);
 
@@ -31,6 +32,12 @@ void read_site_section(const MapReader& top, SiteConfig& site) {
   share.allowed = "a share > 0 and <= 1 (1 = stop only when the whole generation failed)";
   site.stop_at_infra_error_share =
       section.get_number("stop_at_infra_error_share", site.stop_at_infra_error_share, share);
+
+  const std::string catalog_allowed = "an absolute path of a folder (mode 1777 when users share it), or none";
+  site.catalog = section.get_string("catalog", site.catalog, catalog_allowed);
+  if (section.has("catalog") && (site.catalog.empty() || (site.catalog != "none" && site.catalog.front() != '/'))) {
+    section.fail("catalog", "'" + site.catalog + "' is neither an absolute path nor none", catalog_allowed);
+  }
 }
 
 void read_local_section(const MapReader& top, LocalExecutorSpec& local) {

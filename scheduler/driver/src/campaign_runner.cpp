@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "kforge/scheduler/driver/catalog_warm_start.hpp"
 #include "kforge/scheduler/driver/generation_plan.hpp"
 #include "kforge/scheduler/driver/infra_failure.hpp"
 #include "kforge/scheduler/executors/elapsed.hpp"
@@ -26,6 +27,7 @@
 #include "kforge/scheduler/search/migration.hpp"
 #include "kforge/scheduler/search/mix_seed.hpp"
 #include "kforge/scheduler/search/population.hpp"
+#include "kforge/scheduler/search/strategy_children.hpp"
 
 #ifndef KFORGE_VERSION
 #define KFORGE_VERSION "unknown"
@@ -192,6 +194,14 @@ void CampaignRunner::print_progress(const jobs::Generation& g, const ArchiveView
   line << "  " << generation_bests(dir_, archive, g);  // the paired speedup rule of kforge report (report.hpp)
   std::snprintf(buf, sizeof buf, "  (%.1f s)", seconds);
   progress_ << line.str() << buf << "  noisy " << noisy << "/" << g.records.size() << std::endl;
+  // How well the surrogate's model foresaw what it proposed (issue 32): a poor figure is why it hedges.
+  for (int island = 0; island < static_cast<int>(campaign_.targets.size()); ++island) {
+    const ModelQuality q = island_model_quality(campaign_, space_, archive, island);
+    if (q.predictions < 3 || !std::isfinite(q.rank_correlation)) continue;
+    std::snprintf(buf, sizeof buf, "  model (%s): rank correlation %.2f of predicted and measured, %d proposals",
+                  campaign_.targets[static_cast<std::size_t>(island)].c_str(), q.rank_correlation, q.predictions);
+    progress_ << buf << std::endl;
+  }
 }
 
 void CampaignRunner::write_phase_times(int g, const jobs::Generation& generation, size_t tasks,
@@ -222,6 +232,8 @@ bool CampaignRunner::confirmation_covers(int generations) const {
 
 int CampaignRunner::run() {
   ArchiveView archive = ArchiveView::load(dir_);
+  const bool planned_before = !archive.generations().empty() || fs::exists(dir_.tasks_complete_marker(0));
+  for (auto& p : catalog_priors(campaign_, site_, dir_, planned_before, progress_)) campaign_.search.prior.push_back(p);
   for (int g = static_cast<int>(archive.generations().size()); g < campaign_.search.generations; ++g) {
     PhaseTimes t;
     AddElapsedTo wall(t.wall_s);
@@ -267,6 +279,8 @@ int CampaignRunner::run() {
       !campaign_.eval.baselines.empty() && !campaign_.eval.compile_only && archive.best()) {
     confirm_with(archive, campaign_.confirm.top, campaign_.confirm.rounds);  // the headline's figure (docs/cli.md)
   }
+  if (done >= campaign_.search.generations && done > 0)
+    catalog_finished_campaign(campaign_, site_, dir_, archive, progress_);
   return done;
 }
 

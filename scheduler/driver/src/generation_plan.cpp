@@ -12,7 +12,9 @@
 #include "kforge/scheduler/learning/learning.hpp"
 #include "kforge/scheduler/search/mix_seed.hpp"
 #include "kforge/scheduler/search/population.hpp"
+#include "kforge/scheduler/search/prior_use.hpp"
 #include "kforge/scheduler/search/strategy_children.hpp"
+#include "kforge/scheduler/search/strategy_prior_sources.hpp"
 
 namespace kforge::scheduler {
 
@@ -103,6 +105,20 @@ std::vector<jobs::Candidate> agent_children(const CampaignConfig& campaign, cons
   return out;
 }
 
+// The evolutionary strategy's warm start: generation 0 begins with the configurations search.prior (the catalog's
+// earlier campaigns by default) ranks best (op "prior"); the rest is drawn at random as in a cold start, so a
+// misleading prior costs at most these few evaluations. The surrogate strategy weighs the prior itself.
+std::vector<jobs::Candidate> prior_seed_candidates(const CampaignConfig& campaign, const SearchSpace& space,
+                                                   const CandidateTemplate& tmpl, int island,
+                                                   std::set<std::string>& seen, int count) {
+  if (campaign.search.prior.empty()) return {};
+  const auto valid = [&space](const jobs::Genome& g) { return space.contains(g); };
+  std::vector<jobs::Candidate> out;
+  for (const PriorPick& pick : best_of_priors(read_search_prior(campaign.search.prior), valid, count))
+    add_seeded_candidate(out, tmpl, pick.genome, "prior", island, seen);
+  return out;
+}
+
 std::vector<jobs::Candidate> breed_island(const CampaignConfig& campaign, const SearchSpace& space,
                                           const ArchiveView& archive, int generation, int island,
                                           const std::filesystem::path& agents_dir, std::vector<AgentReport>* reports,
@@ -121,6 +137,10 @@ std::vector<jobs::Candidate> breed_island(const CampaignConfig& campaign, const 
     children = initial_genome_candidates(campaign.search, tmpl, island, seen);
     auto imported = imported_kernel_candidates(campaign, space, tmpl, island, seen, rng);
     children.insert(children.end(), imported.begin(), imported.end());
+    if (evolutionary) {
+      auto seeded = prior_seed_candidates(campaign, space, tmpl, island, seen, std::max(1, count / 4));
+      children.insert(children.end(), seeded.begin(), seeded.end());
+    }
     count = std::max(0, count - static_cast<int>(children.size()));
     auto fresh = evolutionary ? initial_candidates(space, count, tmpl, island, seen, rng)
                               : strategy_children(campaign, space, archive, generation, island, count, seen);

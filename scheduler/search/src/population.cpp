@@ -90,21 +90,24 @@ std::vector<jobs::Candidate> initial_candidates(const SearchSpace& space, int co
   return out;
 }
 
+void add_seeded_candidate(std::vector<jobs::Candidate>& out, const CandidateTemplate& tmpl, jobs::Genome g,
+                          const std::string& op, int island, std::set<std::string>& seen) {
+  jobs::Candidate c;
+  c.family = tmpl.family;
+  c.backend = tmpl.backend;
+  c.compile_flags = tmpl.compile_flags;
+  c.genome = std::move(g);
+  c.op = op;
+  c.generation = 0;
+  c.island = island;
+  jobs::assign_id(c);
+  if (seen.insert(c.id).second) out.push_back(std::move(c));
+}
+
 std::vector<jobs::Candidate> initial_genome_candidates(const SearchSpec& search, const CandidateTemplate& tmpl,
                                                        int island, std::set<std::string>& seen) {
   std::vector<jobs::Candidate> out;
-  for (const auto& initial : search.initial) {
-    jobs::Candidate c;
-    c.family = tmpl.family;
-    c.backend = tmpl.backend;
-    c.compile_flags = tmpl.compile_flags;
-    c.genome = initial.genome;
-    c.op = "initial";
-    c.generation = 0;
-    c.island = island;
-    jobs::assign_id(c);
-    if (seen.insert(c.id).second) out.push_back(std::move(c));
-  }
+  for (const auto& initial : search.initial) add_seeded_candidate(out, tmpl, initial.genome, "initial", island, seen);
   return out;
 }
 

@@ -19,18 +19,33 @@ std::string strategy_name(const std::string& configured) { return configured == 
 
 // Tells the strategy every evaluation of this target bred from the genome alone (an agent's source-level child
 // shares its parent's genome but not its time) once, in archive order, so the model is the same on a resume.
+// With `scored_op`, each generation's children of that op are first predicted (SearchStrategy::expect) from the
+// generations before it, so that model_quality() says how well the model foresaw what it proposed.
 // Returns the lie for the proposals still to be measured: the median of the measured times (+inf before any).
-double tell_archive(SearchStrategy& strategy, const ArchiveView& archive, const std::string& target) {
+double tell_archive(SearchStrategy& strategy, const ArchiveView& archive, const std::string& target,
+                    const std::string& scored_op = "") {
   std::set<std::string> told;
   std::vector<double> measured;
   for (const auto& g : archive.generations()) {
+    std::vector<const jobs::EvalRecord*> fresh;
+    std::vector<jobs::Genome> picks;
     for (const auto& r : g.records) {
-      if (r.target != target || !told.insert(r.params).second) continue;
+      if (r.target != target || told.count(r.params)) continue;
       const jobs::Candidate* c = archive.candidate(r.candidate_id);
       if (c && !c->source.empty()) continue;
+      fresh.push_back(&r);
+      if (!scored_op.empty() && c && c->op == scored_op) picks.push_back(jobs::Genome::from_text(r.params));
+    }
+    try {
+      if (!picks.empty()) strategy.expect(picks);
+    } catch (const std::invalid_argument&) {
+      // a genome outside the current space: nothing to predict
+    }
+    for (const jobs::EvalRecord* r : fresh) {
+      if (!told.insert(r->params).second) continue;
       try {
-        strategy.tell(jobs::Genome::from_text(r.params), jobs::fitness_ms(r));
-        if (std::isfinite(jobs::fitness_ms(r))) measured.push_back(jobs::fitness_ms(r));
+        strategy.tell(jobs::Genome::from_text(r->params), jobs::fitness_ms(*r));
+        if (std::isfinite(jobs::fitness_ms(*r))) measured.push_back(jobs::fitness_ms(*r));
       } catch (const std::invalid_argument&) {
         // a genome outside the current space (an agent's parameters): nothing the model can place
       }
@@ -39,11 +54,9 @@ double tell_archive(SearchStrategy& strategy, const ArchiveView& archive, const 
   return measured.empty() ? std::numeric_limits<double>::infinity() : jobs::upper_median(std::move(measured));
 }
 
-}  // namespace
-
-std::vector<jobs::Candidate> strategy_children(const CampaignConfig& campaign, const SearchSpace& space,
-                                               const ArchiveView& archive, int generation, int island, int count,
-                                               std::set<std::string>& seen) {
+// The island's strategy as generation `generation` plans it: its seed, search.prior, the other islands' rankings.
+std::unique_ptr<SearchStrategy> island_strategy(const CampaignConfig& campaign, const SearchSpace& space,
+                                                const ArchiveView& archive, int generation, int island) {
   const std::string& target = campaign.targets.at(static_cast<std::size_t>(island));
   std::vector<StrategyParameter> parameters;
   for (const auto& p : space.parameters()) parameters.push_back({p.name, p.values});
@@ -65,10 +78,22 @@ std::vector<jobs::Candidate> strategy_children(const CampaignConfig& campaign, c
     }
   }
   for (auto& [other, set] : islands) options.prior.push_back(std::move(set));
-  auto strategy = make_strategy(
+  return make_strategy(
       strategy_name(campaign.search.strategy), std::move(parameters),
       [&space](const jobs::Genome& g) { return space.contains(g); }, options);
-  const double lie = tell_archive(*strategy, archive, target);
+}
+
+}  // namespace
+
+std::vector<jobs::Candidate> strategy_children(const CampaignConfig& campaign, const SearchSpace& space,
+                                               const ArchiveView& archive, int generation, int island, int count,
+                                               std::set<std::string>& seen) {
+  const std::string& target = campaign.targets.at(static_cast<std::size_t>(island));
+  auto strategy = island_strategy(campaign, space, archive, generation, island);
+  // The archive's measurements score the model's earlier proposals (its hedge depends on that score); the lies
+  // told below while this generation is planned do not.
+  const double lie = tell_archive(*strategy, archive, target, campaign.search.strategy);
+  strategy->freeze_model_quality();
   std::vector<jobs::Candidate> out;
   // One at a time, each proposal told a "constant liar" time before the next ask: a whole generation is
   // planned without measurements, and the lie pushes the model away from proposing near-copies of one point.
@@ -90,6 +115,15 @@ std::vector<jobs::Candidate> strategy_children(const CampaignConfig& campaign, c
     }
   }
   return out;
+}
+
+ModelQuality island_model_quality(const CampaignConfig& campaign, const SearchSpace& space, const ArchiveView& archive,
+                                  int island) {
+  if (campaign.search.strategy != "surrogate") return {};
+  const int generation = static_cast<int>(archive.generations().size());
+  auto strategy = island_strategy(campaign, space, archive, generation, island);
+  tell_archive(*strategy, archive, campaign.targets.at(static_cast<std::size_t>(island)), campaign.search.strategy);
+  return strategy->model_quality();
 }
 
 }  // namespace kforge::scheduler

@@ -25,6 +25,12 @@ struct SurrogateTuning {
   // residual, with a and b >= 0 refitted to every observation, so a misleading prior's b falls to 0.
   int prior_initial = 2;
   int prior_random = 2;
+  // Hedge (issue 32): while the model predicts its own picks poorly (rank correlation of predicted and measured
+  // log time below hedge_below, or fewer than 4 such pairs yet), every hedge_every-th pick is space-filling
+  // (maximin) instead of the model's, so a space the model cannot learn is still searched at least as widely
+  // as random search would.
+  int hedge_every = 0;
+  double hedge_below = 0.3;
 };
 
 std::unique_ptr<SearchStrategy> make_random_strategy(std::vector<StrategyParameter> parameters, ValidityOracle valid,

@@ -78,6 +78,10 @@ PriorScores::PriorScores(EncodedSpace& space, const std::vector<PriorObservation
   usable_ = !sets_.empty();
 }
 
+bool PriorScores::measured(std::uint64_t key) const {
+  return std::any_of(sets_.begin(), sets_.end(), [key](const Set& set) { return set.by_key.count(key) != 0; });
+}
+
 double PriorScores::score(std::uint64_t key, const std::vector<double>& features) const {
   if (sets_.empty()) return 0.0;
   double total = 0.0;

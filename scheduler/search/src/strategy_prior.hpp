@@ -22,6 +22,7 @@ class PriorScores {
   bool usable() const { return usable_; }
   std::size_t matched() const { return matched_; }  // prior entries that are configurations of this space
   double score(std::uint64_t key, const std::vector<double>& features) const;  // 0 without a prior
+  bool measured(std::uint64_t key) const;  // some set measured this configuration itself
 
  private:
   struct Set {

@@ -8,6 +8,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "kforge/jobs/statistics.hpp"
 #include "strategy_common.hpp"
 #include "strategy_gp.hpp"
 #include "strategy_internal.hpp"
@@ -62,6 +63,24 @@ class SurrogateStrategy final : public SearchStrategy {
 
   std::string name() const override { return name_; }
 
+  ModelQuality model_quality() const override {
+    return {static_cast<int>(quality_predicted_.size()), jobs::rank_correlation(quality_predicted_, quality_measured_)};
+  }
+
+  void freeze_model_quality() override { quality_frozen_ = true; }
+
+  // The model's present prediction of each configuration, scored against its time when it is told (a campaign
+  // replays its archive through a fresh strategy: this is how it learns what the model would have predicted).
+  void expect(const std::vector<jobs::Genome>& genomes) override {
+    if (observed_.size() < 2) return;
+    std::vector<std::size_t> points;
+    for (const jobs::Genome& g : genomes) {
+      const std::size_t i = add_to_pool(s_.space.encode(g));
+      if (!told_.count(i)) points.push_back(i);
+    }
+    note_predictions(points);
+  }
+
   std::vector<jobs::Genome> ask(int n) override {
     std::vector<jobs::Genome> out;
     std::vector<std::size_t> picks;
@@ -72,7 +91,7 @@ class SurrogateStrategy final : public SearchStrategy {
     } else if (observed_.size() < static_cast<std::size_t>(tuning_.initial_random) && !prior_trusted()) {
       picks = initial_picks(n);  // no prior, or one that ranks unlike this space: the cold design
     } else {
-      picks = surrogate_picks(n);
+      picks = hedged_picks(n);
     }
     for (const std::size_t i : picks) {
       s_.mark_seen(pool_[i]);
@@ -89,6 +108,10 @@ class SurrogateStrategy final : public SearchStrategy {
     told_.insert({i, observed_.size()});
     observed_.push_back(i);
     log_times_.push_back(std::isfinite(time_ms) && time_ms > 0 ? std::log(time_ms) : kFailed);
+    if (const auto predicted = predicted_.find(i); predicted != predicted_.end() && !quality_frozen_) {
+      quality_predicted_.push_back(predicted->second);
+      quality_measured_.push_back(log_times_.back());
+    }
     gp_.add_observation(features_[i]);
     if (std::isfinite(log_times_.back()) && log_times_.back() < best_log_time_) {
       best_log_time_ = log_times_.back();
@@ -152,16 +175,20 @@ class SurrogateStrategy final : public SearchStrategy {
     return out;
   }
 
-  // The prior's best unseen configurations first, then random ones (their spread in prior score lets the
-  // model tell how far the prior is to be trusted).
+  // The prior's best unseen configurations first (ones a set measured before ones only near them), then random
+  // ones (their spread in prior score lets the model tell how far the prior is to be trusted).
   std::vector<std::size_t> warm_initial_picks(int n) {
     std::vector<std::size_t> out;
+    const auto better = [&](std::size_t a, std::size_t b) {
+      const bool ma = prior_.measured(s_.space.key(pool_[a])), mb = prior_.measured(s_.space.key(pool_[b]));
+      return ma != mb ? ma : prior_score_[a] < prior_score_[b];
+    };
     for (int k = 0; k < n; ++k) {
       if (observed_.size() + out.size() >= static_cast<std::size_t>(tuning_.prior_initial)) break;
       std::size_t chosen = kNone;
       for (std::size_t j = 0; j < pool_.size(); ++j) {
         if (s_.seen(pool_[j]) || std::find(out.begin(), out.end(), j) != out.end()) continue;
-        if (chosen == kNone || prior_score_[j] < prior_score_[chosen]) chosen = j;
+        if (chosen == kNone || better(j, chosen)) chosen = j;
       }
       if (chosen == kNone) break;
       out.push_back(chosen);
@@ -275,6 +302,31 @@ class SurrogateStrategy final : public SearchStrategy {
     return static_cast<double>(observed_.size()) >= budget_hint_ * (1.0 - tuning_.local_tail_percent / 100.0);
   }
 
+  bool model_predicts_poorly() const {
+    const ModelQuality q = model_quality();
+    return q.predictions < 4 || !(q.rank_correlation >= tuning_.hedge_below);
+  }
+
+  // The model's picks, but while it predicts poorly every hedge_every-th pick is space-filling instead.
+  std::vector<std::size_t> hedged_picks(int n) {
+    int hedged = 0;
+    if (tuning_.hedge_every > 0 && model_predicts_poorly()) {
+      for (int k = 0; k < n; ++k) hedged += ++hedge_turn_ % tuning_.hedge_every == 0;
+    }
+    std::vector<std::size_t> out = hedged < n ? surrogate_picks(n - hedged) : std::vector<std::size_t>{};
+    for (const std::size_t i : out) s_.mark_seen(pool_[i]);  // so that the space-filling picks differ
+    const std::vector<std::size_t> filling = maximin_picks(n - static_cast<int>(out.size()));
+    note_predictions(filling);  // space-filling picks test the model's predictions without its bias
+    out.insert(out.end(), filling.begin(), filling.end());
+    return out;
+  }
+
+  void note_predictions(const std::vector<std::size_t>& points) {
+    if (points.empty() || observed_.size() < 2) return;
+    const GpPosterior post = gp_.posterior(residual_targets());
+    for (const std::size_t i : points) predicted_[i] = post.mean[i] + prior_a_ + prior_b_ * prior_score_[i];
+  }
+
   // The n unseen pool points of highest expected improvement (a batch shares one posterior).
   std::vector<std::size_t> surrogate_picks(int n) {
     const std::vector<double> y = model_targets();
@@ -285,6 +337,13 @@ class SurrogateStrategy final : public SearchStrategy {
     for (const double v : y) scale += (v - best) * (v - best);
     const double xi = tuning_.exploration * std::sqrt(scale / static_cast<double>(y.size()));
     const auto score = [&](std::size_t j) { return expected_improvement(best, post.mean[j], post.variance[j], xi); };
+    std::vector<std::size_t> out = choose_by(n, score);
+    for (const std::size_t j : out) predicted_[j] = post.mean[j];
+    return out.empty() ? random_picks(n) : out;
+  }
+
+  template <typename Score>
+  std::vector<std::size_t> choose_by(int n, const Score& score) {
     if (in_local_tail()) return top_scored(n, score, 2);
     // Trust region: every local_every-th pick is the best expected improvement next to the incumbent, where
     // a kernel's measured neighbourhood predicts best; the others range over the whole space.
@@ -292,8 +351,7 @@ class SurrogateStrategy final : public SearchStrategy {
       std::vector<std::size_t> local = top_scored(n, score, tuning_.local_radius);
       if (!local.empty()) return local;
     }
-    std::vector<std::size_t> out = top_scored(n, score, kAnyDistance);
-    return out.empty() ? random_picks(n) : out;
+    return top_scored(n, score, kAnyDistance);
   }
 
   // The n unseen pool points of highest score within `radius` changed parameters of the incumbent.
@@ -341,6 +399,10 @@ class SurrogateStrategy final : public SearchStrategy {
   std::size_t incumbent_ = kNone;
   std::size_t next_refit_ = 2;
   int model_picks_ = 0;
+  int hedge_turn_ = 0;
+  bool quality_frozen_ = false;
+  std::unordered_map<std::size_t, double> predicted_;  // pool index -> predicted log time when chosen
+  std::vector<double> quality_predicted_, quality_measured_;
 };
 
 }  // namespace

@@ -128,6 +128,15 @@ TEST(SiteErrors, MissingSiteName) {
             "s.yaml:2:3: site.name: missing required key (a safe file name: letters, digits, '.', '_', '-')");
 }
 
+TEST(SiteErrors, ACatalogIsAnAbsoluteFolderOrNone) {
+  EXPECT_EQ(parse_site("site:\n  name: s\n  catalog: /srv/kforge/catalog\n", "s.yaml").catalog, "/srv/kforge/catalog");
+  EXPECT_EQ(parse_site("site:\n  name: s\n  catalog: none\n", "s.yaml").catalog, "none");
+  EXPECT_EQ(parse_site("site:\n  name: s\n", "s.yaml").catalog, "");  // each user's own
+  EXPECT_EQ(site_error("site:\n  name: s\n  catalog: runs/catalog\n"),
+            "s.yaml:3:12: site.catalog: 'runs/catalog' is neither an absolute path nor none (an absolute path of a "
+            "folder (mode 1777 when users share it), or none)");
+}
+
 TEST(SiteErrors, YamlSyntaxError) {
   EXPECT_EQ(site_error("site: {name: x\n"), "s.yaml:2:1: <yaml>: end of map flow not found (valid YAML)");
 }

@@ -5,8 +5,8 @@
 # on the same space, within noise (3 standard errors of a 4-run mean), and kforge report shows best-so-far
 # against evaluations spent. The fraction is computed as the bench does: the space's best "time" over the best
 # "time" of the configurations evaluated, failures counted as spent. The same example with its search.prior
-# line switched on (the A4000's cache) must land within 3 standard deviations of the bench's warm figure and
-# above the cold one.
+# line switched on (the A4000's cache) must propose the A4000's fastest configuration first and land within 3
+# standard deviations of the bench's warm figure.
 set -euo pipefail
 BIN=$1 SRC=$2
 CACHE=$SRC/share/data/kernel-spaces/cache/convolution_milo-A100.json.gz
@@ -30,7 +30,7 @@ for seed in 1 2 3 4; do
 done
 "$BIN/kforge" report "$WORK/c1" > "$WORK/report.txt"
 grep -Eq '^best so far vs evaluations spent:  13 -> [0-9.]+ ms  25 -> [0-9.]+ ms$' "$WORK/report.txt"
-/usr/bin/python3 - "$WORK" "$SRC" "$CACHE" <<'PY'
+/usr/bin/python3 - "$WORK" "$SRC" "$CACHE" "$PRIOR" <<'PY'
 import gzip, json, math, os, sys
 sys.path.insert(0, os.path.join(sys.argv[2], "share", "python"))
 import kforge_archive as ka
@@ -55,7 +55,13 @@ warm_bench = [r for r in bench["results"] if r["strategy"] == "default" and r["p
 warm = fraction_of("cwarm")
 print("warm campaign %.3f; bench default +prior %.3f +- %.3f" % (warm, warm_bench["mean_fraction"], warm_bench["std"]))
 assert warm >= warm_bench["mean_fraction"] - 3 * warm_bench["std"], "the warm campaign is far below the warm bench"
-assert warm > default["mean_fraction"], "search.prior did not help the campaign beyond the cold bench figure"
+# The prior was used: the warm campaign proposed the A4000's fastest configuration first. (Whether it helps on the
+# A100 is the bench's to say: there +prior is within noise of cold at 25 evaluations, bench/README.md.)
+prior = json.load(gzip.open(sys.argv[4]))
+fastest = min((v["time"], k) for k, v in prior["cache"].items() if isinstance(v["time"], (int, float)))[1]
+first = ka.load_candidates(os.path.join(work, "cwarm"))["params"][0]
+first = dict(item.split("=", 1) for item in first.split(";"))
+assert ",".join(first[k] for k in prior["tune_params_keys"]) == fastest, (first, fastest)
 random = [r for r in bench["results"] if r["strategy"] == "random"][0]
 mean = sum(fractions) / len(fractions)
 noise = 3 * default["std"] / math.sqrt(len(fractions))

@@ -28,10 +28,19 @@ TEST(SearchPriorConfig, AFolderWithoutACampaignIsRejected) {
   EXPECT_NE(error.find("search.prior[0]: no finished campaign in /tmp (no campaign.h5)"), std::string::npos) << error;
 }
 
-TEST(SearchPriorConfig, AScalarIsNotAList) {
-  EXPECT_NE(
-      test::campaign_error(test::kMinimalCampaign + "search:\n  prior: x.json\n").find("search.prior: expected a list"),
-      std::string::npos);
+TEST(SearchPriorConfig, AScalarOtherThanNoneIsNotAList) {
+  const std::string error = test::campaign_error(test::kMinimalCampaign + "search:\n  prior: x.json\n");
+  EXPECT_NE(error.find("search.prior: expected none or a list, got"), std::string::npos) << error;
+}
+
+TEST(SearchPriorConfig, WithoutPriorTheCatalogIsTheSourceNoneTurnsItOffAListReplacesIt) {
+  EXPECT_EQ(parse_campaign(test::kMinimalCampaign, "c.yaml").search.prior_from, "catalog");
+  const CampaignConfig off = parse_campaign(test::kMinimalCampaign + "search:\n  prior: none\n", "c.yaml");
+  EXPECT_EQ(off.search.prior_from, "none");
+  EXPECT_TRUE(off.search.prior.empty());
+  const CampaignConfig listed =
+      parse_campaign(test::kMinimalCampaign + "search:\n  prior: [" + kA4000.string() + "]\n", "c.yaml");
+  EXPECT_EQ(listed.search.prior_from, "listed");
 }
 
 TEST(SearchPriorConfig, AKernelTunerCacheIsReadWithItsFailuresAsInfinity) {

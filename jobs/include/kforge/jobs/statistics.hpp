@@ -11,4 +11,9 @@ double median(std::vector<double> values);
 // mean of two); NaN when there is none. Used where a stand-in must be a value that was really seen.
 double upper_median(std::vector<double> values);
 
+// Spearman's rank correlation of paired values (ties share their mean rank; +inf ranks above every finite
+// value, as a failed evaluation ranks slowest); NaN for fewer than 3 pairs, unequal lengths, a NaN, or when
+// either side is constant.
+double rank_correlation(const std::vector<double>& x, const std::vector<double>& y);
+
 }  // namespace kforge::jobs

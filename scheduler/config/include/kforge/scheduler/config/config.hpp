@@ -68,6 +68,9 @@ struct SearchSpec {
   // campaign): folders of earlier campaigns (their campaign.h5) and Kernel Tuner caches (.json, .json.gz),
   // absolute. The surrogate strategy warm-starts from their ranking (docs/campaign-schema.md, search.prior).
   std::vector<std::filesystem::path> prior;
+  // Without search.prior, earlier campaigns of the same space in the catalog are the prior ("catalog"); a list
+  // names them instead ("listed"); `prior: none` turns every prior off ("none").
+  std::string prior_from = "catalog";
   // Whole genomes the user already knows (a hand-tuned configuration, a vendor default): generation 0 of every
   // island evaluates them first, then breeds from whatever wins. Each value is one the space lists.
   struct InitialGenome {
@@ -194,6 +197,8 @@ struct SiteConfig {
   // A generation in which at least this share of the records failed for infrastructure reasons (infra_error:
   // a task that never ran, a missing shard, no GPU) stops the campaign instead of breeding from it.
   double stop_at_infra_error_share = 1.0;
+  // The catalog of finished campaigns (docs/catalog.md): a folder, "none", or "" for each user's own catalog.
+  std::string catalog;
 
   // MPI ranks of one task under the chosen executor.
   int ranks_per_task() const { return executor == "slurm" ? slurm.ranks_per_task : local.ranks_per_task; }

@@ -28,6 +28,11 @@ struct CandidateTemplate {
 std::vector<jobs::Candidate> initial_candidates(const SearchSpace& space, int count, const CandidateTemplate& tmpl,
                                                 int island, std::set<std::string>& seen, std::mt19937_64& rng);
 
+// A parentless generation-0 candidate of genome `g` made by `op` ("initial", "prior", ...), added to `out` unless
+// its id is in `seen` (which is extended).
+void add_seeded_candidate(std::vector<jobs::Candidate>& out, const CandidateTemplate& tmpl, jobs::Genome g,
+                          const std::string& op, int island, std::set<std::string>& seen);
+
 // The genomes of search.initial (op "initial"), in the order written, except ids already in `seen` (which is
 // extended): what the user knows is evaluated before anything is drawn.
 std::vector<jobs::Candidate> initial_genome_candidates(const SearchSpec& search, const CandidateTemplate& tmpl,

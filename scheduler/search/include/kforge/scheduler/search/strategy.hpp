@@ -6,6 +6,7 @@
 // and asks only for configurations the validity oracle accepts.
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -41,6 +42,14 @@ struct StrategyOptions {
   std::vector<PriorObservations> prior;  // warm start (surrogate strategies; "random" ignores it)
 };
 
+// How well a model-based strategy predicted the configurations it chose: the rank correlation (Spearman) of the
+// log time it predicted when it chose them and the time then told, failures ranked slowest. No model, or fewer
+// than 3 such pairs: predictions < 3 and rank_correlation NaN.
+struct ModelQuality {
+  int predictions = 0;
+  double rank_correlation = std::numeric_limits<double>::quiet_NaN();
+};
+
 class SearchStrategy {
  public:
   virtual ~SearchStrategy() = default;
@@ -50,12 +59,23 @@ class SearchStrategy {
   // The measured time in ms, or +inf for a failed evaluation. Throws std::invalid_argument when the genome
   // has a parameter or value outside the space.
   virtual void tell(const jobs::Genome& g, double time_ms_or_inf) = 0;
+  virtual ModelQuality model_quality() const { return {}; }
+  // Asks a model-based strategy to note its present prediction of each configuration and score it when that
+  // configuration is told (model_quality); the others ignore it. For callers that replay history into a fresh
+  // strategy, as a campaign does every generation.
+  virtual void expect(const std::vector<jobs::Genome>& /*genomes*/) {}
+  // From now on tells are stand-ins (a "constant liar" while a batch is planned), not measurements: they no longer
+  // count in model_quality, which the strategy also uses to decide how far to trust its model.
+  virtual void freeze_model_quality() {}
 };
 
 // "random": uniform over the valid configurations, without repeats.
 // "default": the best measured strategy: a Gaussian-process surrogate on log time (ordinal + factors-of-two
 //            features, per-parameter lengthscales) choosing by expected improvement among every valid
-//            configuration (or a large sample of them, grown around each new incumbent) after 8 random ones.
+//            configuration (or a large sample of them, grown around each new incumbent) after 8 spread-out
+//            (maximin) ones; every second pick looks next to the incumbent, and while the model ranks its own
+//            picks poorly (model_quality) every fourth pick is space-filling instead: a hedge that keeps it above
+//            random search on spaces it cannot learn.
 // "gp-*":    measured variants of "default" (bench/search_efficiency --strategy NAME); "gp+KNOB+...":
 //            "default" with knobs changed (log, prod, trN, rN, initN, pinitN, prandN, xiX; strategy.cpp).
 // With StrategyOptions::prior, the surrogate strategies warm-start from the prior's ranking (bench/README.md).

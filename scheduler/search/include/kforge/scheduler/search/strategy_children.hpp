@@ -11,6 +11,7 @@
 #include "kforge/scheduler/config/archive_view.hpp"
 #include "kforge/scheduler/config/config.hpp"
 #include "kforge/scheduler/search/search_space.hpp"
+#include "kforge/scheduler/search/strategy.hpp"
 
 namespace kforge::scheduler {
 
@@ -19,5 +20,11 @@ namespace kforge::scheduler {
 std::vector<jobs::Candidate> strategy_children(const CampaignConfig& campaign, const SearchSpace& space,
                                                const ArchiveView& archive, int generation, int island, int count,
                                                std::set<std::string>& seen);
+
+// How well the surrogate's model foresaw the island's children: each generation's surrogate children predicted
+// from the generations before them, then compared with what they measured (SearchStrategy::model_quality). Empty
+// for the other strategies.
+ModelQuality island_model_quality(const CampaignConfig& campaign, const SearchSpace& space, const ArchiveView& archive,
+                                  int island);
 
 }  // namespace kforge::scheduler
