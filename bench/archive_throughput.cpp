@@ -36,6 +36,7 @@ jobs::EvalRecord make_record(int i, std::mt19937_64& rng) {
   r.time_median_ms = r.samples_ms[5];
   r.time_min_ms = 1.0;
   r.time_spread_rel = 0.04;
+  r.time_spread_iqr = 0.02;
   r.sample_count = 10;
   r.speedup = 12.5;
   r.max_abs_error = 1e-6;

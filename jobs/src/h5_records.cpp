@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "detail/h5_table.hpp"
+#include "kforge/jobs/statistics.hpp"
 
 namespace kforge::jobs::h5 {
 namespace {
@@ -42,6 +43,7 @@ struct RecordRow {
   const char* evaluated_at;
   double harness_ms;
   std::uint8_t timing_noisy;  // added after schema_version 1 was first written: older files lack it
+  double time_spread_iqr;     // added with issue 32: older files lack it (computed from their samples)
 };
 
 Datatype status_enum_type() {
@@ -54,9 +56,16 @@ Datatype status_enum_type() {
 }
 
 constexpr const char* kTimingNoisy = "timing_noisy";
+constexpr const char* kSpreadIqr = "time_spread_iqr";
+
+// The members added to /records after it was first written; a file that predates one lacks it.
+struct LaterMembers {
+  bool timing_noisy = true;
+  bool time_spread_iqr = true;
+};
 
 // The row type; without the members added later when reading a file that predates them (they stay 0).
-Datatype record_type(bool with_timing_noisy = true) {
+Datatype record_type(LaterMembers later = {}) {
   Datatype t(KFORGE_H5_CHECK(H5Tcreate(H5T_COMPOUND, sizeof(RecordRow))));
   Datatype str = vlen_string_type();
   Datatype status = status_enum_type();
@@ -91,7 +100,8 @@ Datatype record_type(bool with_timing_noisy = true) {
   KFORGE_MEMBER(t, RecordRow, rank, H5T_NATIVE_INT32);
   KFORGE_MEMBER(t, RecordRow, evaluated_at, str);
   KFORGE_MEMBER(t, RecordRow, harness_ms, H5T_NATIVE_DOUBLE);
-  if (with_timing_noisy) KFORGE_MEMBER(t, RecordRow, timing_noisy, H5T_NATIVE_UINT8);
+  if (later.timing_noisy) KFORGE_MEMBER(t, RecordRow, timing_noisy, H5T_NATIVE_UINT8);
+  if (later.time_spread_iqr) KFORGE_MEMBER(t, RecordRow, time_spread_iqr, H5T_NATIVE_DOUBLE);
   return t;
 }
 
@@ -99,7 +109,7 @@ const std::vector<std::pair<std::string, std::string>> kRecordUnits = {
     {"time_median_ms", "ms"}, {"time_min_ms", "ms"},     {"time_spread_rel", "1"}, {"sample_count", "1"},
     {"speedup", "1"},         {"max_abs_error", "1"},    {"max_rel_error", "1"},   {"compile_ms", "ms"},
     {"registers", "1"},       {"shared_bytes", "bytes"}, {"spill_bytes", "bytes"}, {"harness_ms", "ms"},
-    {"timing_noisy", "1"},
+    {"timing_noisy", "1"},    {"time_spread_iqr", "1"},
 };
 
 // Row pointers refer into r and into `parents`, which must outlive the write.
@@ -135,7 +145,8 @@ RecordRow to_row(const EvalRecord& r, const std::string& parents, std::uint64_t 
                    r.rank,
                    r.evaluated_at.c_str(),
                    r.harness_ms,
-                   static_cast<std::uint8_t>(r.timing_noisy ? 1 : 0)};
+                   static_cast<std::uint8_t>(r.timing_noisy ? 1 : 0),
+                   r.time_spread_iqr};
 }
 
 Status status_of(const RecordRow& row) {
@@ -185,6 +196,7 @@ EvalRecord from_row(const RecordRow& row, const std::vector<double>& samples) {
   r.evaluated_at = text_or_empty(row.evaluated_at);
   r.harness_ms = row.harness_ms;
   r.timing_noisy = row.timing_noisy != 0;
+  r.time_spread_iqr = row.time_spread_iqr;
   return r;
 }
 
@@ -232,7 +244,8 @@ void write_records(hid_t file, const std::vector<EvalRecord>& records) {
 }
 
 std::vector<EvalRecord> read_records(hid_t file) {
-  TableRows<RecordRow> rows(file, "records", record_type(has_member(file, "records", kTimingNoisy)));
+  const LaterMembers later{has_member(file, "records", kTimingNoisy), has_member(file, "records", kSpreadIqr)};
+  TableRows<RecordRow> rows(file, "records", record_type(later));
   std::vector<double> samples = read_samples(file);
   std::vector<std::string> evidence = read_string_column(file, "evidence");
   std::vector<std::string> sources = read_string_column(file, "sources");
@@ -251,6 +264,7 @@ std::vector<EvalRecord> read_records(hid_t file) {
   std::vector<EvalRecord> records;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     records.push_back(from_row(rows.rows()[i], samples));
+    if (!later.time_spread_iqr) records.back().time_spread_iqr = interquartile_spread_rel(records.back().samples_ms);
     records.back().evidence = std::move(evidence[i]);
     records.back().source = std::move(sources[i]);
     if (!failed_cases.empty()) records.back().failed_case = std::move(failed_cases[i]);

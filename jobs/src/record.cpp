@@ -30,9 +30,9 @@ auto identity_fields(const EvalRecord& r) {
 bool EvalRecord::operator==(const EvalRecord& o) const {
   return identity_fields(*this) == identity_fields(o) && same(time_median_ms, o.time_median_ms) &&
          same(time_min_ms, o.time_min_ms) && same(time_spread_rel, o.time_spread_rel) &&
-         same(samples_ms, o.samples_ms) && same(speedup, o.speedup) && same(max_abs_error, o.max_abs_error) &&
-         same(max_rel_error, o.max_rel_error) && same(compile_ms, o.compile_ms) && same(harness_ms, o.harness_ms) &&
-         metrics == o.metrics;
+         same(time_spread_iqr, o.time_spread_iqr) && same(samples_ms, o.samples_ms) && same(speedup, o.speedup) &&
+         same(max_abs_error, o.max_abs_error) && same(max_rel_error, o.max_rel_error) &&
+         same(compile_ms, o.compile_ms) && same(harness_ms, o.harness_ms) && metrics == o.metrics;
 }
 
 bool Metric::operator==(const Metric& o) const {

@@ -22,6 +22,23 @@ double upper_median(std::vector<double> values) {
   return *middle;
 }
 
+double interquartile_spread_rel(std::vector<double> samples) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (samples.size() < 2) return nan;
+  for (const double s : samples) {
+    if (std::isnan(s)) return nan;
+  }
+  std::sort(samples.begin(), samples.end());
+  const auto quantile = [&](double p) {
+    const double at = p * static_cast<double>(samples.size() - 1);
+    const auto below = static_cast<std::size_t>(at);
+    const std::size_t above = std::min(below + 1, samples.size() - 1);
+    return samples[below] + (at - static_cast<double>(below)) * (samples[above] - samples[below]);
+  };
+  const double middle = quantile(0.5);
+  return middle > 0 ? (quantile(0.75) - quantile(0.25)) / middle : nan;
+}
+
 namespace {
 
 // Ranks 1..n, ties given their mean rank (std::sort orders +inf after every finite value).

@@ -40,6 +40,7 @@ void fill_times(jobs::EvalRecord& r, const std::vector<double>& samples) {
   r.time_median_ms = jobs::median(samples);
   r.time_min_ms = *fastest;
   r.time_spread_rel = r.time_median_ms > 0 ? (*slowest - *fastest) / r.time_median_ms : jobs::kNaN;
+  r.time_spread_iqr = jobs::interquartile_spread_rel(samples);
 }
 
 std::string ok_summary(const jobs::EvalRecord& r) {

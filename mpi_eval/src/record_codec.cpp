@@ -49,6 +49,7 @@ void put_measures(KvWriter& out, const jobs::EvalRecord& r) {
   out.put("time_median_ms", r.time_median_ms)
       .put("time_min_ms", r.time_min_ms)
       .put("time_spread_rel", r.time_spread_rel)
+      .put("time_spread_iqr", r.time_spread_iqr)
       .put("sample_count", std::int64_t{r.sample_count})
       .put("timing_noisy", std::int64_t{r.timing_noisy ? 1 : 0})
       .put("samples_ms", doubles_text(r.samples_ms))
@@ -96,6 +97,7 @@ void get_measures(const KvReader& in, jobs::EvalRecord& r) {
   r.time_median_ms = in.real("time_median_ms");
   r.time_min_ms = in.real("time_min_ms");
   r.time_spread_rel = in.real("time_spread_rel");
+  r.time_spread_iqr = in.real("time_spread_iqr");
   r.sample_count = narrow(in.integer("sample_count"), "sample_count");
   r.timing_noisy = in.integer("timing_noisy") != 0;
   r.samples_ms = parse_doubles(in.text("samples_ms"), "samples_ms");

@@ -18,6 +18,7 @@ import os
 import sys
 
 import h5py
+import numpy as np
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -111,6 +112,16 @@ def _load_strings(path, dataset, column):
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame({column: [], "generation_file": []})
 
 
+def _interquartile_spread(samples, frame):
+    """(q3 - q1) / median of each row's samples (numpy's default quantiles, as jobs::interquartile_spread_rel)."""
+    out = []
+    for o, n in zip(frame["sample_offset"], frame["sample_length"], strict=True):
+        s = samples[o:o + n]
+        q1, median, q3 = np.quantile(s, [0.25, 0.5, 0.75]) if n >= 2 else (np.nan, np.nan, np.nan)
+        out.append((q3 - q1) / median if median > 0 else np.nan)
+    return out
+
+
 def load_records(path, with_text=False, with_samples=False):
     """All evaluation records (one row per candidate per target) of a campaign folder or archive file.
 
@@ -121,6 +132,8 @@ def load_records(path, with_text=False, with_samples=False):
         if "timing_noisy" not in frame:  # added later: older files have none, and their records were not judged
             frame["timing_noisy"] = 0
         frame["timing_noisy"] = frame["timing_noisy"].astype(bool)
+        if "time_spread_iqr" not in frame:  # added with issue 32: computed from the samples, as the C++ reader does
+            frame["time_spread_iqr"] = _interquartile_spread(group["samples"][()], frame)
         if with_text:
             frame["evidence"] = _string_column(group["evidence"])
             frame["source"] = _string_column(group["sources"])

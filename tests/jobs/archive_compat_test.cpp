@@ -65,6 +65,28 @@ void mark_schema_1(const std::filesystem::path& file) {
 
 }  // namespace
 
+TEST(JobsArchiveCompat, ShardWithoutTheInterquartileSpreadGetsItFromItsSamples) {
+  ScratchDir dir("archive-compat-iqr");
+  Shard s = kforge::jobs::testing::sample_shard(4);
+  for (auto& r : s.records) {
+    r.samples_ms = {1.0, 1.1, 1.2, 5.0};  // one outlier
+    r.time_spread_iqr = 123.0;            // what the file held: gone with the member below
+  }
+  const auto path = dir.path() / "0000.h5";
+  write_shard(path, s);
+  drop_record_member(path, "time_spread_iqr");
+  mark_schema_1(path);  // the rewrite changed the content its digest and seal were of: read it as unsealed
+  std::filesystem::remove(path.string() + ".seal");
+  const Shard back = read_shard(path);
+  ASSERT_EQ(back.records.size(), s.records.size());
+  for (std::size_t i = 0; i < s.records.size(); ++i) {
+    EXPECT_NEAR(back.records[i].time_spread_iqr, (2.15 - 1.075) / 1.15, 1e-12) << "record " << i;
+    EvalRecord want = s.records[i];
+    want.time_spread_iqr = back.records[i].time_spread_iqr;
+    EXPECT_EQ(back.records[i], want) << "record " << i;
+  }
+}
+
 TEST(JobsArchiveCompat, ShardWithoutTimingNoisyReadsBackNotNoisyWithEveryOtherField) {
   ScratchDir dir("archive-compat");
   Shard s = kforge::jobs::testing::sample_shard(6);

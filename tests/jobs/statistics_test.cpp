@@ -23,6 +23,16 @@ TEST(Statistics, UpperMedianIsAlwaysOneOfTheValues) {
   EXPECT_TRUE(std::isnan(upper_median({})));
 }
 
+TEST(Statistics, InterquartileSpreadIgnoresOneOutlier) {
+  using kforge::jobs::interquartile_spread_rel;
+  EXPECT_DOUBLE_EQ(interquartile_spread_rel({1, 1, 1, 1, 1, 1, 1, 1, 1, 10}), 0.0);  // (max - min) / median: 9
+  EXPECT_NEAR(interquartile_spread_rel({5, 1, 4, 2, 3}), (4.0 - 2.0) / 3.0, 1e-15);  // unsorted, as numpy's quantiles
+  EXPECT_NEAR(interquartile_spread_rel({1.0, 1.1, 1.2, 5.0}), (2.15 - 1.075) / 1.15, 1e-12);
+  EXPECT_TRUE(std::isnan(interquartile_spread_rel({1.0})));
+  EXPECT_TRUE(std::isnan(interquartile_spread_rel({1.0, std::nan(""), 2.0})));
+  EXPECT_TRUE(std::isnan(interquartile_spread_rel({0.0, 0.0, 0.0})));
+}
+
 TEST(Statistics, RankCorrelationSeesOrderNotScale) {
   using kforge::jobs::rank_correlation;
   EXPECT_DOUBLE_EQ(rank_correlation({1, 2, 3, 4}, {10, 200, 3000, 40000}), 1.0);

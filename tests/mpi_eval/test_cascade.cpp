@@ -134,6 +134,7 @@ jobs::EvalRecord timed_record(double spread, int samples, jobs::Status status = 
   jobs::EvalRecord r;
   r.status = status;
   r.time_spread_rel = spread;
+  r.time_spread_iqr = spread;
   r.sample_count = samples;
   return r;
 }
@@ -151,8 +152,16 @@ TEST(TimingVerdict, SpreadNotUnderTheTargetIsNoisyOnlyForOkRecordsWithSamples) {
   r.evidence = "verified";
   mpi_eval::judge_timing(r, 0.05);
   EXPECT_TRUE(r.timing_noisy);
-  EXPECT_NE(r.evidence.find("timing noisy: spread 25.0% over 15 samples, target under 5.0%"), std::string::npos)
+  EXPECT_NE(r.evidence.find("timing noisy: interquartile spread 25.0% over 15 samples, target under 5.0% (max - min: "
+                            "25.0%)"),
+            std::string::npos)
       << r.evidence;
+}
+
+TEST(TimingVerdict, OneOutlierAmongManySamplesIsNotNoise) {
+  jobs::EvalRecord r = timed_record(0.9, 15);  // (max - min) / median: one sample 90% slow
+  r.time_spread_iqr = 0.01;                    // the middle half agrees within 1%
+  EXPECT_FALSE(mpi_eval::misses_target_spread(r, 0.05));
 }
 
 TEST_F(CascadeTest, CandidateWhoseSamplesDisagreeIsFlaggedNoisy) {

@@ -34,6 +34,7 @@ jobs::EvalRecord full_record() {
   r.time_median_ms = 1.0 / 3.0;
   r.time_min_ms = 0.1;
   r.time_spread_rel = 1e-300;
+  r.time_spread_iqr = 0.0625;
   r.sample_count = 3;
   r.timing_noisy = true;  // the default is false: a codec that drops it fails the round trip
   r.samples_ms = {0.1, 1.0 / 3.0, 2.5e-7};

@@ -36,7 +36,10 @@ std::string summary(const CatalogPrior& p) {
     for (const auto& [genome, ms] : set.measured) best = std::min(best, ms);
   }
   std::string targets;
-  for (const auto& t : p.entry.targets) targets += (targets.empty() ? "" : ",") + t;
+  for (const auto& t : p.entry.targets) {
+    const auto gpu = p.entry.gpu_models.find(t);
+    targets += (targets.empty() ? "" : ", ") + t + (gpu == p.entry.gpu_models.end() ? "" : " on " + gpu->second);
+  }
   char buf[160];
   std::snprintf(buf, sizeof buf, " (target %s; %zu evaluations, best %.4g ms)", targets.c_str(), evaluations, best);
   return p.entry.owner_name + "/" + p.entry.campaign + " " + p.entry.archive.string() + buf;
@@ -89,9 +92,11 @@ std::vector<fs::path> catalog_priors(const CampaignConfig& campaign, const SiteC
 void catalog_finished_campaign(const CampaignConfig& campaign, const SiteConfig& site, const CampaignDir& dir,
                                const ArchiveView& archive, std::ostream& progress) {
   std::map<std::string, std::vector<std::pair<jobs::Genome, double>>> by_target;
+  std::map<std::string, std::string> gpu_models;
   for (const auto& g : archive.generations()) {
     for (const auto& r : g.records) {
       const jobs::Candidate* c = archive.candidate(r.candidate_id);
+      if (!r.gpu_model.empty()) gpu_models[r.target] = r.gpu_model;
       if (c && !c->source.empty()) continue;  // an agent's source-level child: its genome is not what ran
       by_target[r.target].emplace_back(jobs::Genome::from_text(r.params), jobs::fitness_ms(r));
     }
@@ -114,6 +119,7 @@ void catalog_finished_campaign(const CampaignConfig& campaign, const SiteConfig&
   for (const auto& p : campaign.space.parameters) entry.parameters.push_back(p.name);
   entry.fingerprint = campaign_fingerprint(campaign);
   entry.targets = campaign.targets;
+  entry.gpu_models = gpu_models;
   entry.archive = fs::absolute(dir.root());
   try {
     const CatalogEntry written = register_campaign(*folder, entry);

@@ -66,6 +66,7 @@ void write_measured(YAML::Emitter& y, const CampaignReport& r) {
   y << YAML::Key << "time_median_ms" << YAML::Value << b.time_median_ms;
   y << YAML::Key << "time_min_ms" << YAML::Value << b.time_min_ms;
   y << YAML::Key << "time_spread_rel" << YAML::Value << b.time_spread_rel;
+  y << YAML::Key << "time_spread_iqr" << YAML::Value << b.time_spread_iqr;
   y << YAML::Key << "sample_count" << YAML::Value << b.sample_count;
   y << YAML::Key << "samples_ms" << YAML::Value << YAML::Flow << b.samples_ms;
   y << YAML::Key << "timing_noisy" << YAML::Value << b.timing_noisy;

@@ -39,7 +39,8 @@ void write_best(jobs::JsonWriter& w, const CampaignReport& r) {
   const auto ref = r.best_speedups.find("reference");
   w.field("time_ms", b.time_median_ms).field("time_min_ms", b.time_min_ms);
   w.field("speedup_vs_reference", ref == r.best_speedups.end() ? jobs::kNaN : ref->second);
-  w.field("time_spread_rel", b.time_spread_rel).field("timing_noisy", b.timing_noisy);
+  w.field("time_spread_rel", b.time_spread_rel).field("time_spread_iqr", b.time_spread_iqr);
+  w.field("timing_noisy", b.timing_noisy);
   w.key("baselines").begin_object();  // paired speedups: the baseline timed in the best's own task / its time
   for (const auto& [name, s] : r.best_speedups) w.field(name, s);
   w.end_object();

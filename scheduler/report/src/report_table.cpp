@@ -148,7 +148,7 @@ void write_report_table(std::ostream& out, const CampaignReport& r) {
       << ")  op " << b.op << "\n";
   out << "  time " << format(4, b.time_median_ms) << " ms (min " << format(4, b.time_min_ms) << ")\n";
   if (b.timing_noisy) {
-    out << "  timing NOISY: spread " << format(1, 100.0 * b.time_spread_rel, "%")
+    out << "  timing NOISY: interquartile spread " << format(1, 100.0 * b.time_spread_iqr, "%")
         << " missed target_spread; treat this time with care\n";
   }
   for (const auto& [name, s] : r.best_speedups) {

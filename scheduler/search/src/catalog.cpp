@@ -59,15 +59,11 @@ void write_entry_file(const fs::path& path, const std::string& text, mode_t mode
 }
 
 json to_json(const CatalogEntry& e) {
-  return json{{"schema", kSchema},
-              {"campaign", e.campaign},
-              {"family", e.family},
-              {"fingerprint", e.fingerprint},
-              {"parameters", e.parameters},
-              {"targets", e.targets},
-              {"archive", e.archive.string()},
-              {"visibility", e.visibility},
-              {"finished", e.finished}};
+  return json{{"schema", kSchema},          {"campaign", e.campaign},
+              {"family", e.family},         {"fingerprint", e.fingerprint},
+              {"parameters", e.parameters}, {"targets", e.targets},
+              {"gpu_models", e.gpu_models}, {"archive", e.archive.string()},
+              {"visibility", e.visibility}, {"finished", e.finished}};
 }
 
 // The entry's text, or why not; std::nullopt when the OS refuses it (another user's private entry).
@@ -105,6 +101,7 @@ CatalogEntry parse_entry(const fs::path& file, uid_t owner, const std::string& t
   e.fingerprint = j.at("fingerprint").get<std::string>();
   e.parameters = j.at("parameters").get<std::vector<std::string>>();
   e.targets = j.at("targets").get<std::vector<std::string>>();
+  e.gpu_models = j.at("gpu_models").get<std::map<std::string, std::string>>();
   e.archive = j.at("archive").get<std::string>();
   e.visibility = j.at("visibility").get<std::string>();
   e.finished = j.at("finished").get<std::string>();

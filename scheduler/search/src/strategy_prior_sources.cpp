@@ -72,7 +72,7 @@ std::vector<PriorObservations> read_campaign_prior(const std::filesystem::path& 
       const jobs::Candidate* c = archive.candidate(r.candidate_id);
       if (c && !c->source.empty()) continue;
       PriorObservations& set = by_target[r.target];
-      set.source = dir.string() + " (target " + r.target + ")";
+      set.source = dir.string() + " (target " + r.target + (r.gpu_model.empty() ? "" : " on " + r.gpu_model) + ")";
       set.measured.emplace_back(jobs::Genome::from_text(r.params), jobs::fitness_ms(r));
     }
   }

@@ -41,6 +41,7 @@ class Catalog : public ::testing::Test {
     e.parameters = {"MC", "NC"};
     e.fingerprint = space_fingerprint(family, e.parameters);
     e.targets = {"host"};
+    e.gpu_models = {{"host", "none here"}};
     e.archive = dir;
     return e;
   }
@@ -94,6 +95,7 @@ TEST_F(Catalog, RunningAgainReplacesTheEntryAndListingFiltersByFingerprint) {
   ASSERT_EQ(gemm.entries.size(), 1u);
   EXPECT_EQ(gemm.entries[0].archive, fs::weakly_canonical(a));
   EXPECT_EQ(gemm.entries[0].targets, std::vector<std::string>{"host"});
+  EXPECT_EQ(gemm.entries[0].gpu_models.at("host"), "none here");
   EXPECT_EQ(list_catalog(catalog()).entries.size(), 2u);
   EXPECT_TRUE(gemm.skipped.empty());
 }
@@ -101,7 +103,7 @@ TEST_F(Catalog, RunningAgainReplacesTheEntryAndListingFiltersByFingerprint) {
 TEST_F(Catalog, DamagedOversizedAndLinkedEntriesAreSkippedWithTheReason) {
   std::ofstream(catalog() / "broken.json") << "{\"schema\": 1, \"campaign\": ";
   std::ofstream(catalog() / "relative.json")
-      << R"({"schema":1,"campaign":"c","family":"gemm","fingerprint":"f","parameters":[],"targets":[],)"
+      << R"({"schema":1,"campaign":"c","family":"gemm","fingerprint":"f","parameters":[],"targets":[],"gpu_models":{},)"
       << R"("archive":"runs/c","visibility":"shared","finished":"now"})";
   std::ofstream(catalog() / "huge.json") << std::string(65 * 1024, ' ');
   fs::create_symlink("/etc/passwd", catalog() / "link.json");

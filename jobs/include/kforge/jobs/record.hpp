@@ -40,10 +40,13 @@ struct EvalRecord {
   double time_median_ms = kNaN;
   double time_min_ms = kNaN;
   double time_spread_rel = kNaN;  // (max - min) / median over the kept samples, dimensionless
+  // (q3 - q1) / median over the same samples (jobs::interquartile_spread_rel): the spread the noise flag judges,
+  // robust to one outlier. Archives written before it hold none; readers compute it from their samples.
+  double time_spread_iqr = kNaN;
   std::int32_t sample_count = 0;
   std::vector<double> samples_ms;  // every timed sample, ms
-  // The samples' spread missed the task's target_spread (the timing stopped at max_repeats or the time cap):
-  // the median is less trustworthy, e.g. because something else ran on the same cores (timing_verdict.hpp).
+  // The middle half of the samples spread at least the task's target_spread (time_spread_iqr): the median is
+  // less trustworthy, e.g. because something else ran on the same cores for a while (timing_verdict.hpp).
   bool timing_noisy = false;
 
   double speedup = kNaN;  // family baseline ("reference" baseline) median / this median

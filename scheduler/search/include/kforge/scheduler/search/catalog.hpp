@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,9 +26,10 @@ struct CatalogEntry {
   std::string fingerprint;  // space_fingerprint(family, parameter names)
   std::vector<std::string> parameters;
   std::vector<std::string> targets;
-  std::filesystem::path archive;  // the campaign folder (absolute)
-  std::string visibility;         // "private", "group" or "shared": who may read the archive's campaign.h5
-  std::string finished;           // ISO 8601, UTC
+  std::map<std::string, std::string> gpu_models;  // target -> the GPU its records name (none on the host backend)
+  std::filesystem::path archive;                  // the campaign folder (absolute)
+  std::string visibility;  // "private", "group" or "shared": who may read the archive's campaign.h5
+  std::string finished;    // ISO 8601, UTC
 };
 
 // What a site or user set: a folder, or none. KFORGE_CATALOG (a path, or "none") wins over site.catalog; without
