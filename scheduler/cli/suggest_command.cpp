@@ -61,19 +61,14 @@ int suggest(const po::variables_map& options) {
     std::cerr << "kforge suggest: no catalog (KFORGE_CATALOG or site.catalog is none)\n";
     return jobs::exit_code::kFailure;
   }
-  const scheduler::CatalogListing listing = scheduler::list_catalog(*folder, scheduler::campaign_fingerprint(campaign));
+  scheduler::UsablePriors usable = scheduler::usable_catalog_priors(*folder, scheduler::campaign_fingerprint(campaign));
+  for (const auto& why : usable.refused) std::cerr << "kforge suggest: " << why << "\n";
   std::vector<scheduler::PriorObservations> sets;
   std::vector<std::string> sources;
-  for (const auto& entry : listing.entries) {
-    scheduler::CatalogPrior prior = scheduler::read_catalog_prior(entry);
-    if (!prior.unusable.empty()) {
-      std::cerr << "kforge suggest: not using " << entry.file.string() << ": " << prior.unusable << "\n";
-      continue;
-    }
-    sources.push_back(entry.archive.string());
+  for (auto& prior : usable.priors) {
+    sources.push_back(prior.entry.archive.string());
     for (auto& set : prior.sets) sets.push_back(std::move(set));
   }
-  for (const auto& why : listing.skipped) std::cerr << "kforge suggest: skipped " << why << "\n";
   if (sets.empty()) {
     std::cerr << "kforge suggest: no campaign of this space (family " << campaign.family << ") that you may read in "
               << folder->string() << "\n";

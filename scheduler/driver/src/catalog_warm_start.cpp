@@ -62,19 +62,13 @@ std::vector<fs::path> catalog_priors(const CampaignConfig& campaign, const SiteC
   std::vector<fs::path> chosen;
   if (folder) {
     const fs::path self = fs::weakly_canonical(fs::absolute(dir.root()));
-    const CatalogListing listing = list_catalog(*folder, campaign_fingerprint(campaign));
+    const UsablePriors usable = usable_catalog_priors(*folder, campaign_fingerprint(campaign), self);
+    for (const auto& why : usable.refused) progress << "catalog: " << why << std::endl;
     std::vector<std::string> lines;
-    for (const auto& entry : listing.entries) {
-      if (entry.archive == self) continue;
-      const CatalogPrior prior = read_catalog_prior(entry);
-      if (!prior.unusable.empty()) {
-        progress << "catalog: not using " << entry.file.string() << ": " << prior.unusable << std::endl;
-        continue;
-      }
-      chosen.push_back(entry.archive);
+    for (const auto& prior : usable.priors) {
+      chosen.push_back(prior.entry.archive);
       lines.push_back(summary(prior));
     }
-    for (const auto& why : listing.skipped) progress << "catalog: skipped " << why << std::endl;
     if (chosen.empty()) {
       progress << "catalog: no earlier campaign of this space in " << folder->string() << ": a cold start" << std::endl;
     } else {
@@ -91,21 +85,12 @@ std::vector<fs::path> catalog_priors(const CampaignConfig& campaign, const SiteC
 
 void catalog_finished_campaign(const CampaignConfig& campaign, const SiteConfig& site, const CampaignDir& dir,
                                const ArchiveView& archive, std::ostream& progress) {
-  std::map<std::string, std::vector<std::pair<jobs::Genome, double>>> by_target;
-  std::map<std::string, std::string> gpu_models;
-  for (const auto& g : archive.generations()) {
-    for (const auto& r : g.records) {
-      const jobs::Candidate* c = archive.candidate(r.candidate_id);
-      if (!r.gpu_model.empty()) gpu_models[r.target] = r.gpu_model;
-      if (c && !c->source.empty()) continue;  // an agent's source-level child: its genome is not what ran
-      by_target[r.target].emplace_back(jobs::Genome::from_text(r.params), jobs::fitness_ms(r));
-    }
-  }
+  // This campaign's own measurements, by target, as a prior would read them (source " (target T[ on GPU])").
+  const std::vector<PriorObservations> here = campaign_prior_sets(archive, "");
   try {
     for (const auto& set : read_search_prior(campaign.search.prior)) {
-      for (const auto& [target, here] : by_target) {
-        progress << describe(prior_worth(set, here)) << (by_target.size() > 1 ? " (target " + target + ")" : "")
-                 << std::endl;
+      for (const auto& mine : here) {
+        progress << describe(prior_worth(set, mine.measured)) << (here.size() > 1 ? mine.source : "") << std::endl;
       }
     }
   } catch (const std::exception& e) {
@@ -119,7 +104,11 @@ void catalog_finished_campaign(const CampaignConfig& campaign, const SiteConfig&
   for (const auto& p : campaign.space.parameters) entry.parameters.push_back(p.name);
   entry.fingerprint = campaign_fingerprint(campaign);
   entry.targets = campaign.targets;
-  entry.gpu_models = gpu_models;
+  for (const auto& g : archive.generations()) {
+    for (const auto& r : g.records) {
+      if (!r.gpu_model.empty()) entry.gpu_models[r.target] = r.gpu_model;
+    }
+  }
   entry.archive = fs::absolute(dir.root());
   try {
     const CatalogEntry written = register_campaign(*folder, entry);

@@ -209,4 +209,20 @@ CatalogPrior read_catalog_prior(const CatalogEntry& entry) {
   return p;
 }
 
+UsablePriors usable_catalog_priors(const fs::path& catalog, const std::string& fingerprint, const fs::path& except) {
+  UsablePriors out;
+  const CatalogListing listing = list_catalog(catalog, fingerprint);
+  for (const auto& entry : listing.entries) {
+    if (!except.empty() && entry.archive == except) continue;
+    CatalogPrior prior = read_catalog_prior(entry);
+    if (prior.unusable.empty()) {
+      out.priors.push_back(std::move(prior));
+    } else {
+      out.refused.push_back("not using " + entry.file.string() + ": " + prior.unusable);
+    }
+  }
+  for (const auto& why : listing.skipped) out.refused.push_back("skipped " + why);
+  return out;
+}
+
 }  // namespace kforge::scheduler

@@ -65,14 +65,17 @@ PriorObservations read_kernel_tuner_prior(const std::filesystem::path& cache) {
 }
 
 std::vector<PriorObservations> read_campaign_prior(const std::filesystem::path& dir) {
-  const ArchiveView archive = ArchiveView::load(CampaignDir(dir));
+  return campaign_prior_sets(ArchiveView::load(CampaignDir(dir)), dir.string());
+}
+
+std::vector<PriorObservations> campaign_prior_sets(const ArchiveView& archive, const std::string& label) {
   std::map<std::string, PriorObservations> by_target;
   for (const auto& generation : archive.generations()) {
     for (const auto& r : generation.records) {
       const jobs::Candidate* c = archive.candidate(r.candidate_id);
       if (c && !c->source.empty()) continue;
       PriorObservations& set = by_target[r.target];
-      set.source = dir.string() + " (target " + r.target + (r.gpu_model.empty() ? "" : " on " + r.gpu_model) + ")";
+      set.source = label + " (target " + r.target + (r.gpu_model.empty() ? "" : " on " + r.gpu_model) + ")";
       set.measured.emplace_back(jobs::Genome::from_text(r.params), jobs::fitness_ms(r));
     }
   }

@@ -62,4 +62,14 @@ struct CatalogPrior {
 };
 CatalogPrior read_catalog_prior(const CatalogEntry& entry);
 
+// The usable priors of one space in the catalog, read (the archive `except`, a campaign's own, left out), and a
+// line for each entry that could not be used: "not using FILE: why" (an archive refused) or "skipped FILE: why"
+// (a readable entry that is no catalog entry). What a campaign's warm start and `kforge suggest` both read.
+struct UsablePriors {
+  std::vector<CatalogPrior> priors;
+  std::vector<std::string> refused;
+};
+UsablePriors usable_catalog_priors(const std::filesystem::path& catalog, const std::string& fingerprint,
+                                   const std::filesystem::path& except = {});
+
 }  // namespace kforge::scheduler

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kforge/scheduler/config/archive_view.hpp"
 #include "kforge/scheduler/search/strategy.hpp"
 
 namespace kforge::scheduler {
@@ -15,6 +16,8 @@ PriorObservations read_kernel_tuner_prior(const std::filesystem::path& cache);
 // Every evaluation of a finished campaign folder, by target (only parameter-level candidates: an agent's
 // source-level child shares its parent's parameters but not its time).
 std::vector<PriorObservations> read_campaign_prior(const std::filesystem::path& dir);
+// The same of an archive already read, each set named "LABEL (target T[ on GPU])".
+std::vector<PriorObservations> campaign_prior_sets(const ArchiveView& archive, const std::string& label);
 // All of search.prior, in order.
 std::vector<PriorObservations> read_search_prior(const std::vector<std::filesystem::path>& paths);
 
