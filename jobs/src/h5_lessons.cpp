@@ -1,4 +1,5 @@
-// /operator_weights, /lessons/{parameters,operators,failures,summary} and /validation of a generation file.
+// /operator_weights, /lessons/{parameters,operators,failures,summary}, /validation and /search_model of a
+// generation file.
 // Added after the first files were written: a file without them reads back with them empty.
 #include <stdexcept>
 
@@ -41,6 +42,22 @@ struct ValidationRow {
   const char* caught_id;
   const char* caught_status;
 };
+
+struct ModelRow {
+  std::int32_t island;
+  const char* target;
+  double rank_correlation;
+  std::int32_t predictions;
+};
+
+Datatype model_type() {
+  Datatype t(KFORGE_H5_CHECK(H5Tcreate(H5T_COMPOUND, sizeof(ModelRow))));
+  KFORGE_MEMBER(t, ModelRow, island, H5T_NATIVE_INT32);
+  KFORGE_MEMBER(t, ModelRow, target, vlen_string_type());
+  KFORGE_MEMBER(t, ModelRow, rank_correlation, H5T_NATIVE_DOUBLE);
+  KFORGE_MEMBER(t, ModelRow, predictions, H5T_NATIVE_INT32);
+  return t;
+}
 
 Datatype weight_type() {
   Datatype t(KFORGE_H5_CHECK(H5Tcreate(H5T_COMPOUND, sizeof(WeightRow))));
@@ -175,6 +192,11 @@ void write_learning(hid_t file, const Generation& g) {
   for (const auto& v : g.validation)
     validation.push_back({v.text.c_str(), v.added_generation, v.caught_id.c_str(), v.caught_status.c_str()});
   write_rows(file, "validation", validation_type(), validation);
+  if (g.model_quality.empty()) return;  // evolutionary campaigns have no model: no table
+  std::vector<ModelRow> models;
+  for (const auto& m : g.model_quality)
+    models.push_back({m.island, m.target.c_str(), m.rank_correlation, m.predictions});
+  write_rows(file, "search_model", model_type(), models);
 }
 
 void read_learning(hid_t file, Generation& g) {
@@ -186,6 +208,9 @@ void read_learning(hid_t file, Generation& g) {
   g.validation = read_optional<ValidationRow, ValidationCase>(file, "validation", validation_type(), [](const auto& r) {
     return ValidationCase{text_or_empty(r.text), r.added_generation, text_or_empty(r.caught_id),
                           text_or_empty(r.caught_status)};
+  });
+  g.model_quality = read_optional<ModelRow, ModelQualityRow>(file, "search_model", model_type(), [](const auto& r) {
+    return ModelQualityRow{r.island, text_or_empty(r.target), r.rank_correlation, r.predictions};
   });
 }
 

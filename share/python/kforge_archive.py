@@ -198,6 +198,12 @@ def load_operator_weights(path):
     return _load(path, "operator_weights")
 
 
+def load_search_model(path):
+    """Surrogate campaigns, per generation and island: how well the model foresaw its proposals (target,
+    rank_correlation of predicted and measured log times, predictions behind it). Empty for other campaigns."""
+    return _load(path, "search_model")
+
+
 def _latest(frame):
     if frame.empty:
         return frame
@@ -326,8 +332,13 @@ def load_baseline_failures(path):
 
 
 def best_per_generation(path):
-    """Per generation: its own best (best_time_ms, best_speedup, best_id) and the best so far."""
+    """Per generation: its own best and the best so far on one speedup scale, and what it added (as kforge report)."""
     return _speedups().best_per_generation(path)
+
+
+def speedup_scale(path):
+    """The per-generation speedups' reference time per target: {target: (reference_ms, generation, tasks)}."""
+    return _speedups().speedup_scale(path)
 
 
 def parameter_effects(path):

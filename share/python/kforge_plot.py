@@ -59,6 +59,21 @@ def operator_data(folder):
     return counts.astype({"generation": int, "children": int})
 
 
+def generations_data(report):
+    """What each generation added, from the report: how much faster the best so far became (percent), the share of
+    bred children that beat their best parent, new parameter values, and the surrogate's rank correlation of
+    predicted and measured times (the mean over islands; NaN without a model)."""
+    rows = []
+    for g in report.get("per_generation", []):
+        improvement = g.get("improvement")
+        models = [q["rank_correlation"] for q in g.get("model_quality", [])]
+        rows.append((g["generation"], float("nan") if improvement is None else 100.0 * improvement,
+                     g["improved_children"] / g["children"] if g.get("children") else float("nan"),
+                     g.get("new_parameter_values", 0), sum(models) / len(models) if models else float("nan")))
+    return pd.DataFrame(rows, columns=["generation", "new_best_percent", "beat_parents_share", "new_parameter_values",
+                                       "model_rank_correlation"])
+
+
 def effects_data(report):
     return pd.DataFrame(report.get("parameter_effects", []),
                         columns=["parameter", "value", "evaluated", "ok", "relative", "ci_low", "ci_high"])
@@ -86,6 +101,22 @@ def draw_best_so_far(ax, data, report):
     ax.set(xlabel="evaluations", ylabel="time (ms)", title="best so far per island, baselines dashed")
     ax.set_yscale("log")
     ax.legend(fontsize=7)
+
+
+def draw_generations(ax, data):
+    ax.bar(data["generation"], data["new_best_percent"].fillna(0), color="tab:green", label="new best: % faster")
+    ax.set(xlabel="generation", ylabel="best so far: % faster", title="what each generation added")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    share = ax.twinx()
+    share.plot(data["generation"], data["beat_parents_share"], "o-", color="tab:blue",
+               label="share of children that beat their parents")
+    if data["model_rank_correlation"].notna().any():
+        share.plot(data["generation"], data["model_rank_correlation"], "s--", color="tab:red",
+                   label="model rank correlation (predicted vs measured)")
+    share.set(ylabel="share / rank correlation", ylim=(-1 if (data["model_rank_correlation"] < 0).any() else 0, 1))
+    lines = ax.get_legend_handles_labels()
+    more = share.get_legend_handles_labels()
+    share.legend(lines[0] + more[0], lines[1] + more[1], fontsize=7)
 
 
 def draw_status(ax, data):
@@ -135,10 +166,12 @@ def draw_operators(ax, data):
 def plot_all(folder, report, out, fmt):
     """Writes NAME.FMT and NAME.csv per picture and plot_data.json; returns the picture paths."""
     os.makedirs(out, exist_ok=True)
-    data = {"best_so_far": best_so_far_data(folder), "status": status_data(folder),
+    data = {"best_so_far": best_so_far_data(folder), "generations": generations_data(report),
+            "status": status_data(folder),
             "parameter_effects": effects_data(report), "lineage": lineage_data(folder, report),
             "operators": operator_data(folder)}
-    draw = {"best_so_far": lambda ax, d: draw_best_so_far(ax, d, report), "status": draw_status,
+    draw = {"best_so_far": lambda ax, d: draw_best_so_far(ax, d, report), "generations": draw_generations,
+            "status": draw_status,
             "parameter_effects": draw_effects, "lineage": draw_lineage, "operators": draw_operators}
     pictures = []
     for name, frame in data.items():
@@ -186,7 +219,8 @@ def write_html(folder, report, text, path):
     if headline:
         parts.append(f"<p><b>headline:</b> {html.escape(headline.get('text', ''))}</p>")
     parts.append("<h2>Generations</h2>" + table_html(report.get("per_generation", []), [
-        "generation", "evaluated", "best_time_ms", "best_speedup", "best_so_far_time_ms", "best_so_far_speedup"]))
+        "generation", "evaluated", "best_time_ms", "best_speedup", "best_so_far_time_ms", "best_so_far_speedup",
+        "improvement", "improved_children", "children", "new_parameter_values"]))
     parts.append("<h2>Baselines</h2>" + table_html(report.get("baselines", []),
                                                    ["name", "median_ms", "min_ms", "max_ms", "tasks"]))
     if report.get("baseline_failures"):

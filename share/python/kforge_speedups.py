@@ -128,19 +128,66 @@ def load_baseline_failures(path):
     return pd.DataFrame(rows, columns=["generation", "task", "target", "baseline", "reason"])
 
 
+def speedup_scale(path):
+    """The per-generation speedups' one scale, per target: the median of the reference baseline's timings over the
+    tasks of the first generation that timed it (target -> (reference_ms, generation, tasks)), as `kforge report`'s
+    speedup_scale. Timings whose task has no readable manifest are left out."""
+    folder = _campaign_dir(path)
+    timed, _ = _timings(folder)
+    per_generation = {}
+    for generation, task, target, _, _, _ in _manifests(folder):
+        ms = timed.get((generation, task), {}).get("reference")
+        if ms is not None:
+            per_generation.setdefault(generation, {}).setdefault(target, []).append(ms)
+    scale = {}
+    for generation in sorted(per_generation):
+        for target, times in per_generation[generation].items():
+            scale.setdefault(target, (_median(times), generation, len(times)))
+    return scale
+
+
+def _bred_children(folder):
+    """{generation: (children, improved)} of bred operators (not init, not prior) from /operator_weights."""
+    weights = ka.load_operator_weights(folder)
+    out = {}
+    for w in weights.itertuples() if not weights.empty else []:
+        if w.op in ("init", "prior"):
+            continue
+        g = int(re.search(r"(\d+)", w.generation_file).group(1))
+        children, improved = out.get(g, (0, 0))
+        out[g] = (children + int(w.children), improved + int(w.improved))
+    return out
+
+
+def _new_parameter_values(folder):
+    """{generation: parameter values (name=value) its candidates tried that no earlier generation had}."""
+    candidates = ka.load_candidates(folder)
+    by_generation = {}
+    for c in candidates.itertuples() if not candidates.empty else []:
+        g = int(re.search(r"(\d+)", c.generation_file).group(1))
+        by_generation.setdefault(g, set()).update(f"{n}={v}" for n, v in _genome_texts(c.params))
+    seen, out = set(), {}
+    for g in sorted(by_generation):
+        out[g] = len(by_generation[g] - seen)
+        seen |= by_generation[g]
+    return out
+
+
 def best_per_generation(path):
-    """Per generation: its own best ok record (best_time_ms, best_speedup vs reference, best_id) and the best of
-    generations 0..g (best_so_far_time_ms, best_so_far_speedup, best_so_far_id), as `kforge report` prints them."""
+    """Per generation, as `kforge report` prints it: its own best ok record (best_time_ms, best_speedup, best_id),
+    the best of generations 0..g (best_so_far_time_ms, best_so_far_speedup, best_so_far_id), speedups on one scale
+    (speedup_scale: reference time / time, so a faster time always reads as a larger speedup), and what the
+    generation added: improvement (fraction the best so far dropped; 0 none; NaN for the first), children and
+    improved_children (bred children that beat their best parent), new_parameter_values."""
     folder = _campaign_dir(path)
     records = ka.load_records(folder)
-    speedups = load_speedups(folder)
-    ref = {} if speedups.empty else {
-        (r.generation, r.candidate_id, r.target): r.speedup
-        for r in speedups[speedups.baseline == "reference"].itertuples()}
+    scale = speedup_scale(folder)
+    bred, new_values = _bred_children(folder), _new_parameter_values(folder)
     rows, so_far = [], None
     for generation in sorted(records["generation"].unique()) if not records.empty else []:
         mine = records[(records.generation == generation) & (records.status == "ok") &
                        np.isfinite(records.time_median_ms)]
+        before = so_far.time_median_ms if so_far is not None else np.nan
         own = None
         for r in mine.itertuples():  # the first of equal times, as the C++ report
             if own is None or r.time_median_ms < own.time_median_ms:
@@ -151,11 +198,18 @@ def best_per_generation(path):
         def figures(r):
             if r is None:
                 return [np.nan, np.nan, ""]
-            return [r.time_median_ms, ref.get((r.generation, r.candidate_id, r.target), np.nan), r.candidate_id]
+            reference = scale.get(r.target, (np.nan,))[0]
+            return [r.time_median_ms, reference / r.time_median_ms, r.candidate_id]
 
-        rows.append([int(generation)] + figures(own) + figures(so_far))
+        improvement = np.nan
+        if so_far is not None and np.isfinite(before):
+            improvement = max(0.0, (before - so_far.time_median_ms) / before)
+        children, improved = bred.get(int(generation), (0, 0))
+        rows.append([int(generation)] + figures(own) + figures(so_far) +
+                    [improvement, children, improved, new_values.get(int(generation), 0)])
     return pd.DataFrame(rows, columns=["generation", "best_time_ms", "best_speedup", "best_id", "best_so_far_time_ms",
-                                       "best_so_far_speedup", "best_so_far_id"])
+                                       "best_so_far_speedup", "best_so_far_id", "improvement", "children",
+                                       "improved_children", "new_parameter_values"])
 
 
 def parse_params(text):

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Checks what tests/docs/report_plots_blocks.sh produced from one campaign (runs/gemm-plots):
-the console lines, `kforge report` (text and JSON) and share/python/kforge_archive.py give the same paired
-numbers; the pictures exist, are valid SVG/PNG/HTML and their CSV/JSON data are the archive's; the export
-holds the build facts and the measured figures at full precision.
+the console lines, `kforge report` (text and JSON) and share/python/kforge_archive.py give the same numbers
+(per generation on one speedup scale, paired for the best); the pictures exist, are valid SVG/PNG/HTML and their
+CSV/JSON data are the archive's; the export holds the build facts and the measured figures at full precision.
 
 usage: check_report_plots.py CAMPAIGN_DIR CONSOLE_AND_REPORT_LOG PYTHON_SUMMARY_LOG
 """
@@ -38,22 +38,47 @@ def same(a, b, what):
 def check_numbers_agree(folder, report, text, summary):
     per_gen = ka.best_per_generation(folder)
     assert len(per_gen) == len(report["per_generation"]) == 2, per_gen
+    scale = ka.speedup_scale(folder)
+    assert set(scale) == set(report["speedup_scale"]) == {"host"}, (scale, report["speedup_scale"])
+    for target, (ms, generation, tasks) in scale.items():
+        entry = report["speedup_scale"][target]
+        same(entry["reference_ms"], ms, f"scale {target}")
+        assert (entry["generation"], entry["tasks"]) == (generation, tasks), (entry, generation, tasks)
+        assert f"speedups on one scale: reference {ms:.4g} ms (generation {generation}, median of {tasks} task" in text
+        assert f"speedups: reference {ms:.4g} ms (generation {generation}" in text  # the console's first line
     for row, g in zip(per_gen.itertuples(), report["per_generation"], strict=True):
-        for field in ("best_time_ms", "best_speedup", "best_so_far_time_ms", "best_so_far_speedup"):
+        for field in ("best_time_ms", "best_speedup", "best_so_far_time_ms", "best_so_far_speedup", "improvement"):
             same(g[field], getattr(row, field), f"generation {row.generation} {field}")
+        for field in ("children", "improved_children", "new_parameter_values"):
+            assert g[field] == getattr(row, field), (row.generation, field, g[field], getattr(row, field))
         assert g["best_id"] == row.best_id and g["best_so_far_id"] == row.best_so_far_id
+        # One story: on one scale a faster time always reads as a larger speedup.
+        assert (row.best_time_ms < row.best_so_far_time_ms) == (row.best_speedup > row.best_so_far_speedup) or \
+            row.best_id == row.best_so_far_id, row
         # the console line printed while the campaign ran, and the report's table row
-        console = re.search(rf"^generation {row.generation} \(.*best so far ([0-9.]+) ms "
-                            rf"\(([0-9.]+)x vs reference\) "
-                            rf"g\d+ {row.best_so_far_id[:8]}  generation best ([0-9.]+) ms \(([0-9.]+)x", text, re.M)
+        console = re.search(rf"^generation {row.generation} \(.*best so far ([0-9.]+) ms \(([0-9.]+)x\) "
+                            rf"g\d+ {row.best_so_far_id[:8]}  generation best ([0-9.]+) ms \(([0-9.]+)x\)  "
+                            rf"added: ([^(]*)  \(", text, re.M)
         assert console, f"no console line for generation {row.generation}"
         assert console.group(1) == f"{row.best_so_far_time_ms:.4g}"
         assert console.group(2) == f"{row.best_so_far_speedup:.2f}"
         assert console.group(3) == f"{row.best_time_ms:.4g}" and console.group(4) == f"{row.best_speedup:.2f}"
-        table = re.search(rf"^{row.generation} +\d+ +\d+ +\d+ +([0-9.]+) +([0-9.]+)x +([0-9.]+) +([0-9.]+)x", text,
-                          re.M)
+        added = console.group(5)
+        if math.isnan(row.improvement):
+            assert added.startswith("the first best"), added
+        elif row.improvement > 0:
+            assert added.startswith(f"a new best, {100 * row.improvement:.1f}% faster"), added
+        else:
+            assert added.startswith("no new best"), added
+        if row.children:
+            assert f"{row.improved_children} of {row.children} children beat their parents" in added, added
+        assert f"{row.new_parameter_values} new parameter value" in added, added
+        table = re.search(rf"^{row.generation} +\d+ +\d+ +\d+ +([0-9.]+) +([0-9.]+)x +([0-9.]+) +([0-9.]+)x +(\S+) "
+                          rf"+(\S+) +(\d+) ", text, re.M)
         assert table, f"no report row for generation {row.generation}"
         assert table.group(1) == f"{row.best_time_ms:.4f}" and table.group(4) == f"{row.best_so_far_speedup:.2f}"
+        assert table.group(6) == (f"{row.improved_children}/{row.children}" if row.children else "-"), table.group(6)
+        assert int(table.group(7)) == row.new_parameter_values
     speedups = ka.load_speedups(folder)
     best = report["best"]
     mine = speedups[(speedups.candidate_id == best["id"]) & (speedups.target == best["target"])]
@@ -104,7 +129,7 @@ def read_csv(path):
 
 
 def check_pictures(folder, report, pictures, fmt):
-    for name in ("best_so_far", "status", "parameter_effects", "lineage", "operators"):
+    for name in ("best_so_far", "generations", "status", "parameter_effects", "lineage", "operators"):
         path = os.path.join(pictures, f"{name}.{fmt}")
         if fmt == "svg":
             assert ET.parse(path).getroot().tag.endswith("svg"), path
@@ -130,6 +155,11 @@ def check_pictures(folder, report, pictures, fmt):
         [(e["parameter"], e["value"]) for e in report["parameter_effects"]]
     data = json.load(open(os.path.join(pictures, "plot_data.json"), encoding="utf-8"))
     assert data["baselines"] == report["baselines"] and len(data["best_so_far"]) == len(rows)
+    for row in read_csv(os.path.join(pictures, "generations.csv")):  # the report's per-generation figures
+        g = report["per_generation"][int(row["generation"])]
+        assert int(row["new_parameter_values"]) == g["new_parameter_values"], row
+        if g["improvement"] is not None:
+            assert math.isclose(float(row["new_best_percent"]), 100.0 * g["improvement"], abs_tol=1e-9), row
     shares = read_csv(os.path.join(pictures, "operators.csv"))
     for g in {r["generation"] for r in shares}:
         assert math.isclose(sum(float(r["share"]) for r in shares if r["generation"] == g), 1.0)
@@ -155,7 +185,7 @@ def check_html(path, report):
     page = Page()
     page.feed(text)
     assert not page.external, f"not self-contained: {page.external}"
-    assert len(page.images) == 5
+    assert len(page.images) == 6
     for src in page.images:
         assert base64.b64decode(src.split(",", 1)[1])[:8] == PNG
     assert report["best"]["id"] in text and "Parameter effects" in text
@@ -181,7 +211,7 @@ def main(folder, log, summary_log):
     text = open(log, encoding="utf-8").read()
     summary = open(summary_log, encoding="utf-8").read()
     report = json.load(open(folder + "-report.json", encoding="utf-8"))
-    assert report["schema_version"] == 2
+    assert report["schema_version"] == 3
     check_numbers_agree(folder, report, text, summary)
     check_pictures(folder, report, folder + "-pictures", "svg")
     check_pictures(folder, report, folder + "-png", "png")

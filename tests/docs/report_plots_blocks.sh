@@ -44,7 +44,7 @@ watch=$(/usr/bin/python3 tests/docs/run_doc_block.py docs/cli.md "## kforge watc
 echo "$watch"
 bash -euo pipefail -c "$watch" | tee "$log.watch"
 grep -q '^generations \[#*\] 2/2 done$' "$log.watch"
-grep -Eq '^best so far [0-9.e-]+ ms \([0-9.]+x vs reference\) [0-9a-f]{8}, evaluations 16$' "$log.watch"
+grep -Eq '^generation 1: best so far [0-9.e-]+ ms \([0-9.]+x\) g[01] [0-9a-f]{8}  generation best .*  added: .*  evaluations 16$' "$log.watch"
 build/bin/kforge run tests/integration/data/gemm-small.yaml --out runs/gemm-plots-live > "$log.run" 2>&1 &
 run=$!
 build/bin/kforge watch runs/gemm-plots-live --interval 0.5 > "$log.watch"  # returns when the campaign is done

@@ -73,6 +73,8 @@ TEST(JobsArchive, GenerationRoundTripsEveryTable) {
   EXPECT_EQ(back.operator_weights, g.operator_weights);
   EXPECT_EQ(back.lessons, g.lessons);
   EXPECT_EQ(back.validation, g.validation);
+  EXPECT_EQ(back.model_quality, g.model_quality);
+  ASSERT_EQ(back.model_quality.size(), 2u);  // a real comparison: the sample is not empty
 }
 
 TEST(JobsArchive, EmptyTablesReadBackEmpty) {
@@ -93,6 +95,7 @@ TEST(JobsArchive, EmptyTablesReadBackEmpty) {
   EXPECT_TRUE(g.operator_weights.empty());
   EXPECT_EQ(g.lessons, Lessons{});
   EXPECT_TRUE(g.validation.empty());
+  EXPECT_TRUE(g.model_quality.empty());  // and no /search_model table is written for it
 }
 
 TEST(JobsArchive, MeasuredFieldsCarryUnits) {

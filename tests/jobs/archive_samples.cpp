@@ -109,6 +109,7 @@ Generation sample_generation(int generation, int records) {
   g.lessons.failures = {{"compile_error", "error at line #: expected ';'", 3, "abc123"}};
   g.lessons.summary = {"MC=64 runs at 0.80x the typical time (10 ok), MC=8 at 1.70x (4 ok).", "ünïcödé sentence"};
   g.validation = {{"M=7 N=5 K=3 lda=3 ldb=5 ldc=5 seed=42", generation, "abc123", "wrong_result"}};
+  g.model_quality = {{0, "a100", 0.56, 96}, {1, "mi250x", -0.125, 3}};
   return g;
 }
 

@@ -105,11 +105,13 @@ int open_log(const char* log) {
   give_up(p.report, kChildExecFailed, "could not exec the kforge child ", p.argv[0]);
 }
 
-// The daemon's environment (SLURM_CONF, PATH, ...) with the user's HOME, USER and LOGNAME, and with a `tmpdir`
-// the user's own TMPDIR and no KFORGE_TIMING_LOCK (a lock shared with other users is one they could hold).
+// The daemon's environment (SLURM_CONF, PATH, KFORGE_CATALOG, ...) with the user's HOME, USER and LOGNAME and
+// none of the daemon account's XDG_* folders (the user's own catalog is then $HOME/.local/state/kforge/catalog,
+// docs/catalog.md), and with a `tmpdir` the user's own TMPDIR and no KFORGE_TIMING_LOCK (a lock shared with other
+// users is one they could hold).
 std::vector<std::string> child_environment(const Account& user, bool switch_user, const fs::path& tmpdir) {
   std::vector<std::string> replaced;
-  if (switch_user) replaced = {"HOME=", "USER=", "LOGNAME="};
+  if (switch_user) replaced = {"HOME=", "USER=", "LOGNAME=", "XDG_"};
   if (!tmpdir.empty()) replaced.insert(replaced.end(), {"TMPDIR=", "KFORGE_TIMING_LOCK="});
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) {

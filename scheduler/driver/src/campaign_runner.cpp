@@ -191,17 +191,28 @@ void CampaignRunner::print_progress(const jobs::Generation& g, const ArchiveView
   }
   if (failed == 0) line << " 0";
   char buf[160];
-  line << "  " << generation_bests(dir_, archive, g);  // the paired speedup rule of kforge report (report.hpp)
+  const ReferenceScale scale(dir_, archive);
+  if (g.generation == 0) progress_ << "speedups: " << scale.describe() << " / time" << std::endl;
+  line << "  " << describe_generation(summarize_generations(archive, scale).back());
   std::snprintf(buf, sizeof buf, "  (%.1f s)", seconds);
   progress_ << line.str() << buf << "  noisy " << noisy << "/" << g.records.size() << std::endl;
   // How well the surrogate's model foresaw what it proposed (issue 32): a poor figure is why it hedges.
+  for (const auto& q : g.model_quality) {
+    std::snprintf(buf, sizeof buf, "  model (%s): rank correlation %.2f of predicted and measured, %d proposals",
+                  q.target.c_str(), q.rank_correlation, q.predictions);
+    progress_ << buf << std::endl;
+  }
+}
+
+// The surrogate's foresight on each island, once `archive` holds the generation it is stored with.
+std::vector<jobs::ModelQualityRow> CampaignRunner::model_quality(const ArchiveView& archive) const {
+  std::vector<jobs::ModelQualityRow> rows;
   for (int island = 0; island < static_cast<int>(campaign_.targets.size()); ++island) {
     const ModelQuality q = island_model_quality(campaign_, space_, archive, island);
     if (q.predictions < 3 || !std::isfinite(q.rank_correlation)) continue;
-    std::snprintf(buf, sizeof buf, "  model (%s): rank correlation %.2f of predicted and measured, %d proposals",
-                  campaign_.targets[static_cast<std::size_t>(island)].c_str(), q.rank_correlation, q.predictions);
-    progress_ << buf << std::endl;
+    rows.push_back({island, campaign_.targets[static_cast<std::size_t>(island)], q.rank_correlation, q.predictions});
   }
+  return rows;
 }
 
 void CampaignRunner::write_phase_times(int g, const jobs::Generation& generation, size_t tasks,
@@ -241,7 +252,6 @@ int CampaignRunner::run() {
     std::vector<jobs::TaskManifest> tasks;
     std::map<int, std::string> failed;
     Gathered gathered;
-    jobs::Generation generation;
     {
       AddElapsedTo timed(t.plan_s);
       tasks = manifests_for(g, archive);
@@ -261,15 +271,16 @@ int CampaignRunner::run() {
     }
     {
       AddElapsedTo timed(t.select_write_s);
-      generation = assemble(g, tasks, archive, std::move(gathered));
-      jobs::write_generation(dir_.generation_file(g), generation);
+      // In memory first: the model's foresight is judged with the generation it is stored in.
+      archive.add(assemble(g, tasks, archive, std::move(gathered)));
+      archive.set_model_quality(model_quality(archive));
+      jobs::write_generation(dir_.generation_file(g), archive.generations().back());
       jobs::rebuild_campaign_index(dir_.root(), provenance());
     }
     t.execute_waiting_s = executor_.times().waiting_s - before.waiting_s;
     t.slurm_calls_s = executor_.times().slurm_calls_s - before.slurm_calls_s;
     t.wall_s = wall.seconds();
-    write_phase_times(g, generation, tasks.size(), t);
-    archive.add(std::move(generation));
+    write_phase_times(g, archive.generations().back(), tasks.size(), t);
     print_progress(archive.generations().back(), archive, t.wall_s);
   }
   if (!fs::exists(dir_.index_file()) && !archive.generations().empty())

@@ -145,9 +145,23 @@ void write_report_json(std::ostream& out, const CampaignReport& r) {
     w.field("timing_noisy", g.noisy);
     w.field("best_time_ms", g.best_ms).field("best_speedup", g.best_speedup).field("best_id", g.best_id);
     w.field("best_so_far_time_ms", g.best_so_far_ms).field("best_so_far_speedup", g.best_so_far_speedup);
-    w.field("best_so_far_id", g.best_so_far_id).end_object();
+    w.field("best_so_far_id", g.best_so_far_id).field("improvement", g.improvement);
+    w.field("children", g.children).field("improved_children", g.improved_children);
+    w.field("new_parameter_values", g.new_parameter_values);
+    w.key("model_quality").begin_array();
+    for (const auto& q : g.model_quality) {
+      w.begin_object().field("island", q.island).field("target", q.target);
+      w.field("rank_correlation", q.rank_correlation).field("predictions", q.predictions).end_object();
+    }
+    w.end_array().end_object();
   }
   w.end_array();
+  w.key("speedup_scale").begin_object();  // the per-generation speedups' one reference time per target
+  for (const auto& [target, e] : r.speedup_scale) {
+    w.key(target).begin_object().field("reference_ms", e.ms).field("generation", e.generation);
+    w.field("tasks", e.tasks).end_object();
+  }
+  w.end_object();
   write_baselines(w, r);
   write_effects(w, r);
   w.key("operators").begin_object();

@@ -20,30 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// so_far: the best record of the generations before g; updated to include g's.
-GenerationSummary summarize(const jobs::Generation& g, const PairedBaselines& paired, const jobs::EvalRecord*& so_far) {
-  GenerationSummary s;
-  s.generation = g.generation;
-  s.evaluated = static_cast<int>(g.records.size());
-  for (const auto& r : g.records) {
-    ++s.status_counts[r.status];
-    if (r.timing_noisy) ++s.noisy;
-    const double f = jobs::fitness_ms(r);
-    if (std::isfinite(f) && !(f >= s.best_ms)) {
-      s.best_ms = f;
-      s.best_speedup = paired.speedup(r, "reference");
-      s.best_id = r.candidate_id;
-    }
-    if (std::isfinite(f) && (!so_far || f < jobs::fitness_ms(*so_far))) so_far = &r;
-  }
-  if (so_far) {
-    s.best_so_far_ms = so_far->time_median_ms;
-    s.best_so_far_speedup = paired.speedup(*so_far, "reference");
-    s.best_so_far_id = so_far->candidate_id;
-  }
-  return s;
-}
-
 std::vector<Ancestor> lineage_of(const ArchiveView& archive, const jobs::EvalRecord& best) {
   std::vector<Ancestor> out;
   std::set<std::string> visited;
@@ -145,13 +121,15 @@ CampaignReport build_report(const CampaignDir& dir) {
   r.running = campaign_driver_pid(dir) != 0;  // a FIFO or symlink in its place is an error, never a hang
   if (r.generations_done < r.generations_planned) read_progress(dir, r);
   const PairedBaselines paired(dir, archive);
-  const jobs::EvalRecord* so_far = nullptr;
-  for (const auto& g : archive.generations()) {
-    GenerationSummary s = summarize(g, paired, so_far);
+  const ReferenceScale scale(dir, archive);
+  r.speedup_scale = scale.entries();
+  r.generations = summarize_generations(archive, scale);
+  for (const auto& s : r.generations) {
     r.evaluations += s.evaluated;
     r.noisy += s.noisy;
     for (auto [status, n] : s.status_counts) r.status_counts[status] += n;
-    r.generations.push_back(s);
+  }
+  for (const auto& g : archive.generations()) {
     for (const auto& rec : g.records) {
       if (!std::isfinite(jobs::fitness_ms(rec))) continue;
       auto it = r.best_per_target.find(rec.target);

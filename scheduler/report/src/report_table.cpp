@@ -28,6 +28,20 @@ std::string failures(const std::map<jobs::Status, int>& counts) {
   return out.empty() ? "-" : out;
 }
 
+// "-4.2%": the best so far became 4.2% faster; "0%": no new best; "first": the first ok result; "-": none yet.
+std::string new_best(const GenerationSummary& g) {
+  if (g.best_so_far_id.empty()) return "-";
+  if (!(g.improvement == g.improvement)) return "first";
+  return g.improvement > 0 ? format(1, -100.0 * g.improvement, "%") : "0%";
+}
+
+// The surrogate's rank correlation per island ("0.56", "0.56,0.71"); "-" without a model.
+std::string model_column(const GenerationSummary& g) {
+  std::string out;
+  for (const auto& q : g.model_quality) out += (out.empty() ? "" : ",") + format(2, q.rank_correlation);
+  return out.empty() ? "-" : out;
+}
+
 double noisy_percent(const CampaignReport& r) {
   return r.evaluations > 0 ? 100.0 * r.noisy / r.evaluations : jobs::kNaN;
 }
@@ -105,17 +119,23 @@ void write_report_table(std::ostream& out, const CampaignReport& r) {
     out << "\n";
   }
   out << "\n";
-  out << "(gen_best: the generation's own best; so_far: the best of generations 0..gen; speedups vs reference, "
-         "paired: the baseline timed in the candidate's own task)\n";
-  char line[320];
-  std::snprintf(line, sizeof line, "%-5s %9s %5s %5s %12s %9s %12s %9s  %s\n", "gen", "evaluated", "ok", "noisy",
-                "gen_best_ms", "speedup", "so_far_ms", "speedup", "failures");
+  out << "(gen_best: the generation's own best; so_far: the best of generations 0..gen; speedups on one scale: "
+      << ReferenceScale::describe(r.speedup_scale) << " / time; new_best: how much faster the best so far became; "
+      << "beat_parents: bred children faster than their best parent; new_values: parameter values tried first; "
+      << "model: the surrogate's rank correlation of predicted and measured times)\n";
+  char line[400];
+  std::snprintf(line, sizeof line, "%-5s %9s %5s %5s %12s %9s %12s %9s %9s %12s %10s %6s  %s\n", "gen", "evaluated",
+                "ok", "noisy", "gen_best_ms", "speedup", "so_far_ms", "speedup", "new_best", "beat_parents",
+                "new_values", "model", "failures");
   out << line;
   for (const auto& g : r.generations) {
-    std::snprintf(line, sizeof line, "%-5d %9d %5d %5d %12s %9s %12s %9s  %s\n", g.generation, g.evaluated,
-                  count(g.status_counts, jobs::Status::ok), g.noisy, format(4, g.best_ms).c_str(),
-                  format(2, g.best_speedup, "x").c_str(), format(4, g.best_so_far_ms).c_str(),
-                  format(2, g.best_so_far_speedup, "x").c_str(), failures(g.status_counts).c_str());
+    std::snprintf(
+        line, sizeof line, "%-5d %9d %5d %5d %12s %9s %12s %9s %9s %12s %10d %6s  %s\n", g.generation, g.evaluated,
+        count(g.status_counts, jobs::Status::ok), g.noisy, format(4, g.best_ms).c_str(),
+        format(2, g.best_speedup, "x").c_str(), format(4, g.best_so_far_ms).c_str(),
+        format(2, g.best_so_far_speedup, "x").c_str(), new_best(g).c_str(),
+        (g.children > 0 ? std::to_string(g.improved_children) + "/" + std::to_string(g.children) : "-").c_str(),
+        g.new_parameter_values, model_column(g).c_str(), failures(g.status_counts).c_str());
     out << line;
   }
   // The search's progress as bench/search_efficiency measures it: the best time against evaluations spent

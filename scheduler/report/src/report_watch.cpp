@@ -78,12 +78,9 @@ void write_frame(std::ostream& out, const CampaignDir& dir, const CampaignReport
         << r.current_tasks_done << "/" << r.current_tasks << "  ETA " << seconds_text(eta_s(dir, r)) << "\n";
   }
   const GenerationSummary* last = r.generations.empty() ? nullptr : &r.generations.back();
-  if (last) {
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "best so far %.4g ms (%.2fx vs reference) %s, evaluations %d\n",
-                  last->best_so_far_ms, last->best_so_far_speedup, last->best_so_far_id.substr(0, 8).c_str(),
-                  r.evaluations);
-    out << buf;
+  if (last) {  // the console's wording of the newest generation (describe_generation)
+    out << "generation " << last->generation << ": " << describe_generation(*last) << "  evaluations " << r.evaluations
+        << "\n";
   }
   for (const auto& f : r.baseline_failures) {
     out << "baseline " << f.baseline << " FAILED in generation " << f.generation << " task " << f.task << ": "

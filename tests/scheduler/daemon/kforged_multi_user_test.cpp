@@ -216,3 +216,49 @@ TEST_F(MultiUserKforged, EachCampaignRunsAsItsSubmitterAndOnlyTheOwnerOrAnAdminM
         << mine.out;
   }
 }
+
+// The catalog through kforged (docs/catalog.md, "Where it is"): a campaign the daemon runs for alice is entered in
+// her own catalog (in her home, as her), her next campaign of the same space starts warm from it, and bob's starts
+// cold: he cannot see her catalog. The daemon's own XDG_STATE_HOME (root's) never reaches a user's campaign.
+TEST_F(MultiUserKforged, TheDaemonsCampaignsUseEachUsersOwnCatalog) {
+  const fs::path roots_state = tmp_.path() / "root-state";
+  fs::create_directories(roots_state);
+  fs::permissions(roots_state, fs::perms::owner_all);
+  const Env daemon_env = {{"KFORGE_CATALOG", ""}, {"XDG_STATE_HOME", roots_state.string()}};
+  const std::vector<std::string> daemon = {tool("kforged"), "--spool", spool().string(), "--once"};
+  const auto run_daemon = [&] {
+    Outcome o = run_process(daemon, tmp_.path(), daemon_env);
+    ASSERT_EQ(o.code, 0) << o.err;
+  };
+
+  // The daemon gives a campaign its user's passwd home: the test's folder for each (created without one).
+  for (const TestUser* u : {&alice_, &bob_}) {
+    ASSERT_EQ(std::system(("usermod -d " + home(*u).string() + " " + u->name()).c_str()), 0);
+  }
+  run_daemon();  // lays the spool out
+  Outcome first = kforge_as(alice_, {"submit", campaign_for(alice_, "first", 7, false).string()});
+  ASSERT_EQ(first.code, 0) << first.err;
+  run_daemon();
+  const fs::path catalog = home(alice_) / ".local/state/kforge/catalog";
+  ASSERT_TRUE(fs::is_directory(catalog)) << slurp(spool() / "campaigns" / alice_.name() / "first" / "kforge.log");
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(catalog)) {
+    ++entries;
+    EXPECT_EQ(owner_of(e.path()), alice_.uid()) << e.path();
+    EXPECT_NE(slurp(e.path()).find((dir_of(alice_, "first")).string()), std::string::npos) << slurp(e.path());
+  }
+  EXPECT_EQ(entries, 1);
+  EXPECT_TRUE(fs::is_empty(roots_state)) << "a user's campaign wrote into the daemon account's XDG_STATE_HOME";
+
+  ASSERT_EQ(kforge_as(alice_, {"submit", campaign_for(alice_, "again", 8, false).string()}).code, 0);
+  ASSERT_EQ(kforge_as(bob_, {"submit", campaign_for(bob_, "his", 9, false).string()}).code, 0);
+  run_daemon();
+  const std::string again = slurp(dir_of(alice_, "again") / "kforge.log");
+  EXPECT_NE(again.find("catalog: warm start from 1 earlier campaign of this space"), std::string::npos) << again;
+  EXPECT_NE(again.find(dir_of(alice_, "first").string()), std::string::npos) << again;
+  const std::string his = slurp(dir_of(bob_, "his") / "kforge.log");
+  EXPECT_NE(his.find("catalog: no earlier campaign of this space"), std::string::npos) << his;
+  EXPECT_EQ(his.find(alice_.name()), std::string::npos) << his;
+  EXPECT_TRUE(fs::exists(home(bob_) / ".local/state/kforge/catalog")) << "bob's finished campaign was not entered";
+  EXPECT_TRUE(fs::is_empty(roots_state));
+}

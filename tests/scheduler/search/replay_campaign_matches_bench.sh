@@ -29,6 +29,7 @@ for seed in 1 2 3 4; do
   "$BIN/kforge" run "$WORK/share/examples/c$seed.yaml" --out "$WORK/c$seed" > "$WORK/run$seed.log"
 done
 "$BIN/kforge" report "$WORK/c1" > "$WORK/report.txt"
+"$BIN/kforge" report "$WORK/c1" --json > "$WORK/report.json"
 grep -Eq '^best so far vs evaluations spent:  13 -> [0-9.]+ ms  25 -> [0-9.]+ ms$' "$WORK/report.txt"
 /usr/bin/python3 - "$WORK" "$SRC" "$CACHE" "$PRIOR" <<'PY'
 import gzip, json, math, os, sys
@@ -69,4 +70,21 @@ print("campaign fractions %s mean %.3f; bench default %.3f +- %.3f (3 s.e. of 4 
       % (["%.3f" % f for f in fractions], mean, default["mean_fraction"], default["std"], noise,
          random["mean_fraction"]))
 assert abs(mean - default["mean_fraction"]) <= noise, "campaign and bench disagree beyond noise"
+# How well the model predicted is stored with each generation (/search_model), printed by the console and shown by
+# kforge report: the same figures in all three.
+model = ka.load_search_model(os.path.join(work, "c1"))
+assert not model.empty and (model.predictions >= 3).all() and model.rank_correlation.between(-1, 1).all(), model
+log = open(os.path.join(work, "run1.log"), encoding="utf-8").read()
+report = json.load(open(os.path.join(work, "report.json"), encoding="utf-8"))
+for r in model.itertuples():
+    line = "  model (%s): rank correlation %.2f of predicted and measured, %d proposals" % (
+        r.target, r.rank_correlation, r.predictions)
+    assert line in log, (line, log)
+    g = int(r.generation_file[4:8])
+    stored = report["per_generation"][g]["model_quality"]
+    assert [(q["target"], q["predictions"]) for q in stored] == [(r.target, r.predictions)], stored
+    assert abs(stored[0]["rank_correlation"] - r.rank_correlation) < 1e-8, stored
+text = open(os.path.join(work, "report.txt"), encoding="utf-8").read()
+assert "%.2f  " % model.rank_correlation.iloc[-1] in text, text  # the report table's model column
+print("model rank correlation per generation:", list(model.rank_correlation.round(3)))
 PY

@@ -65,6 +65,7 @@ struct Generation {
   std::vector<OperatorWeight> operator_weights;  // the shares this generation was bred with, and their outcome
   Lessons lessons;                               // cumulative, up to and including this generation
   std::vector<ValidationCase> validation;        // the campaign's validation set after this generation
+  std::vector<ModelQualityRow> model_quality;    // surrogate campaigns: its model's foresight so far, per island
 };
 
 // What a reader knows a file must be: whose it is and where it lies in its campaign. Empty / -1: not checked.

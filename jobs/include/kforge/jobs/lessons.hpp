@@ -21,6 +21,16 @@ struct OperatorWeight {
   bool operator==(const OperatorWeight&) const = default;
 };
 
+// How well a search strategy's model foresaw what it proposed on one island, after a generation (issue 32): the
+// Spearman rank correlation of the log time it predicted for each configuration it chose and the time measured.
+struct ModelQualityRow {
+  std::int32_t island = 0;
+  std::string target;
+  double rank_correlation = 0.0;  // -1..1
+  std::int32_t predictions = 0;   // predicted-and-measured pairs behind it
+  bool operator==(const ModelQualityRow&) const = default;
+};
+
 // The effect of one parameter value over every evaluation so far.
 struct ParameterLesson {
   std::string parameter;

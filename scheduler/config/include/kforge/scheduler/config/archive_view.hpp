@@ -29,7 +29,11 @@ class ArchiveView {
   // The best ok record over the whole campaign, if any.
   std::optional<jobs::EvalRecord> best() const;
 
-  void add(jobs::Generation g);  // the driver appends the generation it just wrote
+  void add(jobs::Generation g);  // the driver appends the generation it is about to write
+  // The newest generation's /search_model rows, judged once it is in the view, before it is written.
+  void set_model_quality(std::vector<jobs::ModelQualityRow> rows) {
+    generations_.back().model_quality = std::move(rows);
+  }
 
  private:
   std::vector<jobs::Generation> generations_;

@@ -47,6 +47,7 @@ class CampaignRunner {
   jobs::Generation assemble(int generation, const std::vector<jobs::TaskManifest>& tasks, const ArchiveView& archive,
                             Gathered gathered);
   void print_progress(const jobs::Generation& g, const ArchiveView& archive, double seconds) const;
+  std::vector<jobs::ModelQualityRow> model_quality(const ArchiveView& archive) const;
   bool confirmation_covers(int generations) const;
   jobs::Confirmation confirm_with(const ArchiveView& archive, int top, int rounds);
   std::vector<jobs::TaskManifest> confirmation_tasks(const ArchiveView& archive, int top, int rounds,

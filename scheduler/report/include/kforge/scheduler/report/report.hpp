@@ -18,20 +18,62 @@
 
 namespace kforge::scheduler {
 
-inline constexpr int kReportSchemaVersion = 2;  // 2: paired speedups (best.baselines), baselines, effects
+inline constexpr int kReportSchemaVersion = 3;  // 2: paired speedups (best.baselines), baselines, effects; 3:
+// per-generation speedups on one scale (speedup_scale), what each generation added, model_quality
 
+// One generation in one consistent story (issue 32): its best and the best so far as times with speedups on one
+// scale (ReferenceScale), so a faster time always reads as a larger speedup, and what the generation added.
 struct GenerationSummary {
   int generation = 0;
   int evaluated = 0;
   std::map<jobs::Status, int> status_counts;
   int noisy = 0;                     // records whose timing missed target_spread (EvalRecord::timing_noisy)
   double best_ms = jobs::kNaN;       // best of this generation's new evaluations ("generation best")
-  double best_speedup = jobs::kNaN;  // its paired speedup vs reference (docs/archive-schema.md, "Speedups")
+  double best_speedup = jobs::kNaN;  // ReferenceScale's speedup of it
   std::string best_id;
   double best_so_far_ms = jobs::kNaN;  // best of generations 0..this one ("best so far")
   double best_so_far_speedup = jobs::kNaN;
   std::string best_so_far_id;
+  int best_so_far_generation = -1;
+  std::map<std::string, std::pair<double, double>> best_so_far_per_target;  // target -> (ms, scaled speedup)
+  // What it added: how much it lowered the best so far (a fraction: 0.042 = 4.2% faster; 0 when it did not; NaN
+  // while nothing earlier was ok); its children that beat their best parent (the /operator_weights rows: bred
+  // children, not generation 0's initial population); parameter values no earlier generation had tried.
+  double improvement = jobs::kNaN;
+  int children = 0, improved_children = 0;
+  int new_parameter_values = 0;
+  // How well the surrogate's model foresaw this generation's proposals, per target (jobs::Generation::model_quality).
+  std::vector<jobs::ModelQualityRow> model_quality;
 };
+
+// The per-generation figures' one scale: per target, the median of the reference baseline's timings over the tasks
+// of the first generation that timed it. Every row's speedup is that time / the row's time, so the figures agree
+// with the times; the paired speedup (PairedBaselines) stays the rule for one record against its own task's
+// baselines (`best`, the headline, load_speedups).
+class ReferenceScale {
+ public:
+  struct Entry {
+    double ms = jobs::kNaN;
+    int generation = 0;
+    int tasks = 0;
+  };
+  ReferenceScale(const CampaignDir& dir, const ArchiveView& archive);
+  double speedup(const std::string& target, double ms) const;  // NaN without a reference time for the target
+  const std::map<std::string, Entry>& entries() const { return by_target_; }
+  // "reference 24.24 ms (generation 0, median of 2 tasks)"; per target when several
+  std::string describe() const { return describe(by_target_); }
+  static std::string describe(const std::map<std::string, Entry>& entries);
+
+ private:
+  std::map<std::string, Entry> by_target_;
+};
+
+// Every generation of the archive summarized in order (the report's table, the console's line: its last row).
+std::vector<GenerationSummary> summarize_generations(const ArchiveView& archive, const ReferenceScale& scale);
+
+// "best so far 1.19 ms (20.37x) g1 8003ff02  generation best 1.307 ms (18.55x)  added: no new best, 3 of 16
+// children beat their parents, 2 new parameter values": the console's wording (`per target:` when several).
+std::string describe_generation(const GenerationSummary& s);
 
 // A baseline over the campaign's tasks: its median task timing with the spread (descriptive: speedups are paired).
 struct BaselineSummary {
@@ -84,6 +126,7 @@ struct CampaignReport {
   std::map<jobs::Status, int> status_counts;
   int noisy = 0;  // records whose timing missed target_spread
   std::vector<GenerationSummary> generations;
+  std::map<std::string, ReferenceScale::Entry> speedup_scale;  // target -> the per-generation speedups' reference
   std::optional<jobs::EvalRecord> best;
   std::vector<Ancestor> lineage;              // the best candidate's ancestors, nearest first
   std::map<std::string, double> baseline_ms;  // baseline name -> median over the campaign's tasks
@@ -135,15 +178,6 @@ class PairedBaselines {
   std::map<std::pair<int, int>, std::map<std::string, double>> timings_;  // (generation, task) -> name -> ms
   std::vector<BaselineFailure> failures_;
 };
-
-// "best so far 1.234 ms (2.10x vs reference, g1 abcd1234)  generation best 1.300 ms (1.99x)": the console's and
-// the report's per-generation wording. so_far/own may be null (nothing ok yet).
-std::string describe_generation_best(const jobs::EvalRecord* so_far, const jobs::EvalRecord* own,
-                                     const PairedBaselines* paired);
-
-// The console's per-generation bests: `archive` holds generation g already. With more than one target it adds the
-// best so far of each target ("host: 1.2 ms (2.0x)").
-std::string generation_bests(const CampaignDir& dir, const ArchiveView& archive, const jobs::Generation& g);
 
 // Every parameter value's effect over the archive's records (report_effects.cpp).
 std::vector<ParameterEffect> parameter_effects(const ArchiveView& archive);
