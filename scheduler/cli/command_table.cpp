@@ -29,7 +29,7 @@ const std::vector<const Command*>& commands() {
   static const std::vector<const Command*> table{&kRunCommand,     &kValidateCommand, &kStatusCommand, &kReportCommand,
                                                  &kPlotCommand,    &kWatchCommand,    &kExportCommand, &kVerifyCommand,
                                                  &kConfirmCommand, &kSubmitCommand,   &kCancelCommand, &kServeCommand,
-                                                 &kSuggestCommand};
+                                                 &kSuggestCommand, &kCatalogCommand};
   return table;
 }
 
@@ -68,7 +68,7 @@ int run_command(const Command& command, const std::vector<std::string>& args) {
     return 0;
   }
   po::positional_options_description positional;
-  positional.add(command.positional, 1);
+  if (command.positional) positional.add(command.positional, 1);  // `kforge catalog` takes no bare argument
   po::variables_map values;
   try {
     po::store(po::command_line_parser(args).options(options).positional(positional).run(), values);

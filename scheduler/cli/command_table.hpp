@@ -28,7 +28,7 @@ struct Command {
   const char* synopsis;    // its arguments in `kforge --help`: "CAMPAIGN.yaml [--site SITE.yaml] [--out DIR]"
   const char* summary;     // what it does, in `kforge --help`
   const char* usage;       // the first line of its own --help: "kforge run CAMPAIGN.yaml"
-  const char* positional;  // the option its bare argument fills: "campaign", "dir" or "name"
+  const char* positional;  // the option its bare argument fills: "campaign", "dir" or "name"; nullptr: none
   void (*add_options)(po::options_description& options);  // every option but --help, in the order --help lists them
   int (*run)(const po::variables_map& options);           // returns the exit code; throws Usage for bad usage
 };
@@ -36,7 +36,7 @@ struct Command {
 extern const Command kRunCommand, kValidateCommand, kConfirmCommand;
 extern const Command kStatusCommand, kReportCommand, kPlotCommand, kWatchCommand, kExportCommand, kVerifyCommand;
 extern const Command kSubmitCommand, kCancelCommand;
-extern const Command kServeCommand, kSuggestCommand;
+extern const Command kServeCommand, kSuggestCommand, kCatalogCommand;
 
 // Every command, in the order of `kforge --help`.
 const std::vector<const Command*>& commands();

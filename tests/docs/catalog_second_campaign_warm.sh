@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # docs/catalog.md "Where it is", docs/getting-started.md "A second campaign starts warm" and docs/cli.md "kforge
-# suggest", run literally from the repository root after the README's demo command: the catalog folder the site
+# suggest" and "kforge catalog", run literally from the repository root after the README's demo command: the catalog folder the site
 # document creates, then the second
 # demo campaign, which starts warm from the first by itself (nothing in its campaign file asks for it) and evaluates
 # the first campaign's best configuration within its first 4 evaluations, where the first needed dozens; kforge
@@ -46,6 +46,14 @@ block=$(/usr/bin/python3 tests/docs/run_doc_block.py docs/cli.md "## kforge sugg
 bash -euo pipefail -c "$block" | tee "$made/suggest.log"
 [[ $(grep -c '^[0-9]\. ' "$made/suggest.log") == 1 ]] || { echo "--top 1 did not give one configuration"; exit 1; }
 [[ $(grep -c ' ms, rank [0-9]* of [0-9]* in ' "$made/suggest.log") == 2 ]] || { echo "not two campaigns' evidence"; exit 1; }
+echo "== docs/cli.md, kforge catalog"
+block=$(/usr/bin/python3 tests/docs/run_doc_block.py docs/cli.md "## kforge catalog [--site SITE.yaml] [--json]")
+bash -euo pipefail -c "$block" | tee "$made/catalog.log"
+grep -q "^catalog $site_folder: 2 campaigns you may see$" "$made/catalog.log"
+for d in gemm-host gemm-host-again; do
+  grep -Eq " root +shared +gemm +gemm-host +host +readable +$PWD/runs/$d$" "$made/catalog.log" || {
+    echo "kforge catalog does not list runs/$d"; exit 1; }
+done
 /usr/bin/python3 - <<'PY'
 import sys
 sys.path.insert(0, "share/python")
