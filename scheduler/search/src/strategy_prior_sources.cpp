@@ -1,11 +1,13 @@
 #include "kforge/scheduler/search/strategy_prior_sources.hpp"
 
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <cmath>
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "kforge/jobs/record.hpp"
@@ -84,15 +86,50 @@ std::vector<PriorObservations> campaign_prior_sets(const ArchiveView& archive, c
   return out;
 }
 
+namespace {
+
+bool is_cache(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  return name.ends_with(".json") || name.ends_with(".json.gz");
+}
+
+// What a prior's content hangs on: a cache file, or a campaign folder's index (rewritten with every generation).
+// Empty when it cannot be told (the read then says why, uncached).
+std::string stamp_of(const std::filesystem::path& path) {
+  struct stat st {};
+  const std::filesystem::path file = is_cache(path) ? path : path / "campaign.h5";
+  if (::stat(file.c_str(), &st) != 0) return "";
+  return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
+         std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+}
+
+std::vector<PriorObservations> read_one_prior(const std::filesystem::path& path) {
+  if (is_cache(path)) return {read_kernel_tuner_prior(path)};
+  return read_campaign_prior(path);
+}
+
+}  // namespace
+
 std::vector<PriorObservations> read_search_prior(const std::vector<std::filesystem::path>& paths) {
+  // A campaign asks for its priors again every generation (its strategy is rebuilt from the archive), for its
+  // seeds, its model line and the worth lines at its end: each is read once per process while it is unchanged.
+  static std::mutex mutex;
+  static std::map<std::string, std::pair<std::string, std::vector<PriorObservations>>> read;  // path -> stamp, sets
   std::vector<PriorObservations> out;
   for (const auto& path : paths) {
-    const std::string name = path.filename().string();
-    if (name.ends_with(".json") || name.ends_with(".json.gz")) {
-      out.push_back(read_kernel_tuner_prior(path));
-    } else {
-      for (auto& set : read_campaign_prior(path)) out.push_back(std::move(set));
+    const std::string stamp = stamp_of(path);
+    std::vector<PriorObservations> sets;
+    {
+      const std::lock_guard lock(mutex);
+      const auto it = read.find(path.string());
+      if (!stamp.empty() && it != read.end() && it->second.first == stamp) sets = it->second.second;
     }
+    if (sets.empty()) {
+      sets = read_one_prior(path);
+      const std::lock_guard lock(mutex);
+      if (!stamp.empty()) read[path.string()] = {stamp, sets};
+    }
+    for (auto& set : sets) out.push_back(std::move(set));
   }
   return out;
 }
