@@ -56,7 +56,7 @@ double tell_archive(SearchStrategy& strategy, const ArchiveView& archive, const 
 
 // The island's strategy as generation `generation` plans it: its seed, search.prior, the other islands' rankings.
 std::unique_ptr<SearchStrategy> island_strategy(const CampaignConfig& campaign, const SearchSpace& space,
-                                                const ArchiveView& archive, int generation, int island) {
+                                                const ArchiveView& archive, int generation, int island, int batch = 1) {
   const std::string& target = campaign.targets.at(static_cast<std::size_t>(island));
   std::vector<StrategyParameter> parameters;
   for (const auto& p : space.parameters()) parameters.push_back({p.name, p.values});
@@ -65,6 +65,7 @@ std::unique_ptr<SearchStrategy> island_strategy(const CampaignConfig& campaign, 
                           static_cast<std::uint64_t>(island));
   options.budget_hint = campaign.search.generations * campaign.search.offspring;
   options.prior = read_search_prior(campaign.search.prior);  // search.prior: a warm start, ranks only
+  options.batch = batch;
   // The other islands of this campaign measured the same space on other targets: their rankings are a prior
   // too (an island on Blackwell learns from the Hopper island), weighed by the strategy like search.prior.
   std::map<std::string, PriorObservations> islands;
@@ -89,7 +90,7 @@ std::vector<jobs::Candidate> strategy_children(const CampaignConfig& campaign, c
                                                const ArchiveView& archive, int generation, int island, int count,
                                                std::set<std::string>& seen) {
   const std::string& target = campaign.targets.at(static_cast<std::size_t>(island));
-  auto strategy = island_strategy(campaign, space, archive, generation, island);
+  auto strategy = island_strategy(campaign, space, archive, generation, island, count);
   // The archive's measurements score the model's earlier proposals (its hedge depends on that score); the lies
   // told below while this generation is planned do not.
   const double lie = tell_archive(*strategy, archive, target, campaign.search.strategy);

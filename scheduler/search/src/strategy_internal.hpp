@@ -25,6 +25,9 @@ struct SurrogateTuning {
   // residual, with a and b >= 0 refitted to every observation, so a misleading prior's b falls to 0.
   int prior_initial = 2;
   int prior_random = 2;
+  double prior_trust = 0.0;        // the prior has a say once its correlation with time clears prior_trust / sqrt(n)
+  bool prior_spread = false;       // the warm design's other picks are the cold design's (maximin), not random
+  double prior_batch_share = 0.0;  // > 0: the prior's blind picks are at most this share of one ask
   // Hedge (issue 32): while the model predicts its own picks poorly (rank correlation of predicted and measured
   // log time below hedge_below, or fewer than 4 such pairs yet), every hedge_every-th pick is space-filling
   // (maximin) instead of the model's, so a space the model cannot learn is still searched at least as widely

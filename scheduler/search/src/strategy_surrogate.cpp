@@ -49,7 +49,8 @@ class SurrogateStrategy final : public SearchStrategy {
         tuning_(tuning),
         budget_hint_(options.budget_hint),
         gp_(feature_count(s_.space, tuning)),
-        prior_(s_.space, options.prior) {
+        prior_(s_.space, options.prior),
+        blind_picks_left_(static_cast<int>(tuning.prior_batch_share * static_cast<double>(options.batch))) {
     if (s_.space.enumerated()) {
       for (const Point& p : s_.space.all_valid()) add_to_pool(p);
     } else {
@@ -176,14 +177,18 @@ class SurrogateStrategy final : public SearchStrategy {
   }
 
   // The prior's best unseen configurations first (ones a set measured before ones only near them), then random
-  // ones (their spread in prior score lets the model tell how far the prior is to be trusted).
+  // ones, or the cold design's with prior_spread (their spread in prior score lets the model tell how far the
+  // prior is to be trusted). With prior_batch_share, such blind picks are at most that share of the batch the
+  // caller plans (StrategyOptions::batch): none when it measures one at a time, where the first measurements
+  // say whether the prior is worth trusting before it steers anything.
   std::vector<std::size_t> warm_initial_picks(int n) {
     std::vector<std::size_t> out;
+    const int blind = tuning_.prior_batch_share > 0.0 ? std::min(n, blind_picks_left_) : n;
     const auto better = [&](std::size_t a, std::size_t b) {
       const bool ma = prior_.measured(s_.space.key(pool_[a])), mb = prior_.measured(s_.space.key(pool_[b]));
       return ma != mb ? ma : prior_score_[a] < prior_score_[b];
     };
-    for (int k = 0; k < n; ++k) {
+    for (int k = 0; k < blind; ++k) {
       if (observed_.size() + out.size() >= static_cast<std::size_t>(tuning_.prior_initial)) break;
       std::size_t chosen = kNone;
       for (std::size_t j = 0; j < pool_.size(); ++j) {
@@ -192,8 +197,10 @@ class SurrogateStrategy final : public SearchStrategy {
       }
       if (chosen == kNone) break;
       out.push_back(chosen);
+      --blind_picks_left_;
     }
-    for (const std::size_t j : random_picks(n - static_cast<int>(out.size()))) {
+    const int rest = n - static_cast<int>(out.size());
+    for (const std::size_t j : tuning_.prior_spread ? initial_picks(rest) : random_picks(rest)) {
       if (std::find(out.begin(), out.end(), j) == out.end()) out.push_back(j);
     }
     return out;
@@ -208,13 +215,19 @@ class SurrogateStrategy final : public SearchStrategy {
     for (std::size_t i = 0; i < y.size(); ++i) ms += prior_score_[observed_[i]], my += y[i];
     ms /= static_cast<double>(y.size());
     my /= static_cast<double>(y.size());
-    double sxy = 0.0, sxx = 0.0;
+    double sxy = 0.0, sxx = 0.0, syy = 0.0;
     for (std::size_t i = 0; i < y.size(); ++i) {
       const double ds = prior_score_[observed_[i]] - ms;
       sxy += ds * (y[i] - my);
       sxx += ds * ds;
+      syy += (y[i] - my) * (y[i] - my);
     }
     prior_b_ = sxx > 1e-12 ? std::max(0.0, sxy / sxx) : 0.0;
+    // Evidence before say: the correlation of prior score and time must clear prior_trust / sqrt(n), about
+    // prior_trust standard errors of a correlation that is really 0, so a misleading prior's chance agreement
+    // on a few points does not steer the search.
+    const double r = sxx > 1e-12 && syy > 1e-12 ? sxy / std::sqrt(sxx * syy) : 0.0;
+    if (r < tuning_.prior_trust / std::sqrt(static_cast<double>(y.size()))) prior_b_ = 0.0;
     prior_a_ = my - prior_b_ * ms;
   }
 
@@ -387,6 +400,7 @@ class SurrogateStrategy final : public SearchStrategy {
   int budget_hint_ = 0;
   GpModel gp_;
   PriorScores prior_;
+  int blind_picks_left_ = 0;         // prior_batch_share of StrategyOptions::batch
   std::vector<double> prior_score_;  // per pool point (0 without a prior)
   double prior_a_ = 0.0, prior_b_ = 0.0;
   std::vector<Point> pool_;

@@ -40,6 +40,9 @@ struct StrategyOptions {
   // known up front); larger ones are sampled through the oracle.
   std::uint64_t enumerate_limit = 4'000'000;
   std::vector<PriorObservations> prior;  // warm start (surrogate strategies; "random" ignores it)
+  // Proposals the caller plans before any is measured (a campaign's generation, asked one at a time with lies
+  // told between); 1 = measured one by one. A share of such a batch may follow a prior blindly.
+  int batch = 1;
 };
 
 // How well a model-based strategy predicted the configurations it chose: the rank correlation (Spearman) of the
