@@ -56,6 +56,10 @@ void write_entry_file(const fs::path& path, const std::string& text, mode_t mode
     unlink(part.c_str());
     throw std::runtime_error(path.string() + ": cannot write the catalog entry: " + std::strerror(why));
   }
+  // The rename made it whole; the folder's own fsync makes it survive a crash (best effort: it is in place either
+  // way, so a failure here is no reason to say it is not).
+  const jobs::UniqueFd folder(::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (folder.open()) (void)fsync(folder.get());
 }
 
 json to_json(const CatalogEntry& e) {
