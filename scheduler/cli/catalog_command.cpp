@@ -75,12 +75,8 @@ void print_json(const std::filesystem::path& folder, const scheduler::CatalogLis
 }
 
 int list(const po::variables_map& options) {
-  const scheduler::SiteConfig site = site_from(options);
-  const auto folder = scheduler::catalog_folder(site.catalog);
-  if (!folder) {
-    std::cerr << "kforge catalog: no catalog (KFORGE_CATALOG or site.catalog is none)\n";
-    return jobs::exit_code::kFailure;
-  }
+  const auto folder = catalog_from(options, "catalog");
+  if (!folder) return jobs::exit_code::kFailure;
   const scheduler::CatalogListing listing = scheduler::list_catalog(*folder);
   for (const auto& why : listing.skipped) std::cerr << "kforge catalog: skipped " << why << "\n";
   if (options.count("json")) {
@@ -92,6 +88,12 @@ int list(const po::variables_map& options) {
 }
 
 }  // namespace
+
+std::optional<std::filesystem::path> catalog_from(const po::variables_map& options, const char* command) {
+  auto folder = scheduler::catalog_folder(site_from(options).catalog);
+  if (!folder) std::cerr << "kforge " << command << ": no catalog (KFORGE_CATALOG or site.catalog is none)\n";
+  return folder;
+}
 
 const Command kCatalogCommand{"catalog",
                               "[--site SITE.yaml] [--json]",

@@ -7,6 +7,8 @@
 // serve_command.cpp (serve), suggest_command.cpp (suggest).
 #include <boost/program_options.hpp>
 
+#include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -55,6 +57,9 @@ int run_command(const Command& command, const std::vector<std::string>& args);
 // Helpers of several commands.
 // The site of --site, or the embedded default site (local executor, no Slurm, no GPU).
 scheduler::SiteConfig site_from(const po::variables_map& options);
+// The catalog folder of --site's site (KFORGE_CATALOG wins, docs/catalog.md); without one (none), says so on stderr
+// as `kforge COMMAND: no catalog ...` and returns std::nullopt (catalog_command.cpp).
+std::optional<std::filesystem::path> catalog_from(const po::variables_map& options, const char* command);
 // The spool of --spool, or $KFORGE_SPOOL, else /var/lib/kforge.
 scheduler::daemon::Spool spool_from(const po::variables_map& options);
 // The value of an optional string option, or "".

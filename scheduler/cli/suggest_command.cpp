@@ -53,14 +53,10 @@ void print_json(const std::vector<scheduler::PriorPick>& picks, const std::vecto
 
 int suggest(const po::variables_map& options) {
   const scheduler::CampaignConfig campaign = scheduler::load_campaign(options["campaign"].as<std::string>());
-  const scheduler::SiteConfig site = site_from(options);
   const int top = options["top"].as<int>();
   if (top < 1) throw Usage("--top must be at least 1");
-  const auto folder = scheduler::catalog_folder(site.catalog);
-  if (!folder) {
-    std::cerr << "kforge suggest: no catalog (KFORGE_CATALOG or site.catalog is none)\n";
-    return jobs::exit_code::kFailure;
-  }
+  const auto folder = catalog_from(options, "suggest");
+  if (!folder) return jobs::exit_code::kFailure;
   scheduler::UsablePriors usable = scheduler::usable_catalog_priors(*folder, scheduler::campaign_fingerprint(campaign));
   for (const auto& why : usable.refused) std::cerr << "kforge suggest: " << why << "\n";
   std::vector<scheduler::PriorObservations> sets;

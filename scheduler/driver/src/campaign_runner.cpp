@@ -173,29 +173,26 @@ jobs::Generation CampaignRunner::assemble(int generation, const std::vector<jobs
 }
 
 void CampaignRunner::print_progress(const jobs::Generation& g, const ArchiveView& archive, double seconds) const {
-  std::map<jobs::Status, int> counts;
-  int noisy = 0;  // records whose timing spread missed target_spread
-  for (const auto& r : g.records) {
-    ++counts[r.status];
-    noisy += r.timing_noisy ? 1 : 0;
-  }
+  const ReferenceScale scale(dir_, archive);
+  if (g.generation == 0) progress_ << "speedups: " << scale.describe() << " / time" << std::endl;
+  // The report's own summary of this generation (report_generations.cpp): counts, bests and what it added.
+  const GenerationSummary s = summarize_generations(archive, scale).back();
   std::ostringstream line;
   // Generations are numbered from 0 everywhere (folders gNNNN, gen-NNNN.h5, report, Slurm job names).
   line << "generation " << g.generation << " (" << g.generation + 1 << " of " << campaign_.search.generations
-       << ")  evaluated " << g.records.size() << "  ok " << counts[jobs::Status::ok] << "  failed";
+       << ")  evaluated " << s.evaluated << "  ok "
+       << (s.status_counts.count(jobs::Status::ok) ? s.status_counts.at(jobs::Status::ok) : 0) << "  failed";
   int failed = 0;
-  for (auto [status, n] : counts) {
+  for (auto [status, n] : s.status_counts) {
     if (status == jobs::Status::ok) continue;
     line << " " << jobs::to_string(status) << "=" << n;
     failed += n;
   }
   if (failed == 0) line << " 0";
   char buf[160];
-  const ReferenceScale scale(dir_, archive);
-  if (g.generation == 0) progress_ << "speedups: " << scale.describe() << " / time" << std::endl;
-  line << "  " << describe_generation(summarize_generations(archive, scale).back());
+  line << "  " << describe_generation(s);
   std::snprintf(buf, sizeof buf, "  (%.1f s)", seconds);
-  progress_ << line.str() << buf << "  noisy " << noisy << "/" << g.records.size() << std::endl;
+  progress_ << line.str() << buf << "  noisy " << s.noisy << "/" << s.evaluated << std::endl;
   // How well the surrogate's model foresaw what it proposed (issue 32): a poor figure is why it hedges.
   for (const auto& q : g.model_quality) {
     std::snprintf(buf, sizeof buf, "  model (%s): rank correlation %.2f of predicted and measured, %d proposals",

@@ -10,7 +10,6 @@
 #include "kforge/scheduler/report/report.hpp"
 
 namespace kforge::scheduler {
-namespace fs = std::filesystem;
 
 namespace {
 

@@ -50,7 +50,9 @@ class SurrogateStrategy final : public SearchStrategy {
         budget_hint_(options.budget_hint),
         gp_(feature_count(s_.space, tuning)),
         prior_(s_.space, options.prior),
-        blind_picks_left_(static_cast<int>(tuning.prior_batch_share * static_cast<double>(options.batch))) {
+        blind_picks_left_(tuning.prior_batch_share > 0.0
+                              ? static_cast<int>(tuning.prior_batch_share * static_cast<double>(options.batch))
+                              : std::numeric_limits<int>::max()) {
     if (s_.space.enumerated()) {
       for (const Point& p : s_.space.all_valid()) add_to_pool(p);
     } else {
@@ -183,11 +185,11 @@ class SurrogateStrategy final : public SearchStrategy {
   // say whether the prior is worth trusting before it steers anything.
   std::vector<std::size_t> warm_initial_picks(int n) {
     std::vector<std::size_t> out;
-    const int blind = tuning_.prior_batch_share > 0.0 ? std::min(n, blind_picks_left_) : n;
     const auto better = [&](std::size_t a, std::size_t b) {
       const bool ma = prior_.measured(s_.space.key(pool_[a])), mb = prior_.measured(s_.space.key(pool_[b]));
       return ma != mb ? ma : prior_score_[a] < prior_score_[b];
     };
+    const int blind = std::min(n, blind_picks_left_);  // fixed before the loop spends them
     for (int k = 0; k < blind; ++k) {
       if (observed_.size() + out.size() >= static_cast<std::size_t>(tuning_.prior_initial)) break;
       std::size_t chosen = kNone;
@@ -400,7 +402,7 @@ class SurrogateStrategy final : public SearchStrategy {
   int budget_hint_ = 0;
   GpModel gp_;
   PriorScores prior_;
-  int blind_picks_left_ = 0;         // prior_batch_share of StrategyOptions::batch
+  int blind_picks_left_ = 0;         // prior_batch_share of StrategyOptions::batch (no share: no bound)
   std::vector<double> prior_score_;  // per pool point (0 without a prior)
   double prior_a_ = 0.0, prior_b_ = 0.0;
   std::vector<Point> pool_;
