@@ -13,12 +13,14 @@
 #include <ucontext.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -94,10 +96,24 @@ struct Fiber {
   Wait wait = Wait::none;
 };
 
+// One cp.async copy issued and not yet complete: its bytes as read when issued, and where they land.
+struct PendingCopy {
+  void* dst = nullptr;
+  unsigned char bytes[16] = {};
+  std::size_t size = 0;
+};
+
+// A thread's cp.async copies: the group still open, and the committed groups, oldest first.
+struct AsyncCopies {
+  std::vector<PendingCopy> open;
+  std::vector<std::vector<PendingCopy>> committed;
+};
+
 struct BlockRun {
   std::vector<Fiber> fibers;
   std::vector<std::unique_ptr<char[]>> stacks;  // not zeroed: only the pages a fiber touches become resident
-  std::vector<float> exchange;                  // one slot per thread for shuffles
+  std::vector<std::array<unsigned char, 64>> exchange;  // one slot per thread for warp-collective operations
+  std::vector<AsyncCopies> copies;                      // per thread: its cp.async groups in flight
   Context scheduler{};
   int current = -1;
   const std::function<void()>* body = nullptr;
@@ -162,7 +178,8 @@ inline std::string run_block(int threads) {
   constexpr std::size_t kStack = 64 * 1024;  // the module's largest per-thread array is a few KiB
   if (r.stacks.size() < static_cast<std::size_t>(threads)) r.stacks.resize(static_cast<std::size_t>(threads));
   r.fibers.assign(static_cast<std::size_t>(threads), Fiber{});
-  r.exchange.assign(static_cast<std::size_t>(threads), 0.f);
+  r.exchange.assign(static_cast<std::size_t>(threads), {});
+  r.copies.assign(static_cast<std::size_t>(threads), {});  // copies never waited for never land
   for (int i = 0; i < threads; ++i) {
     auto& stack = r.stacks[static_cast<std::size_t>(i)];
     if (!stack) stack.reset(new char[kStack]);
@@ -217,14 +234,30 @@ void invoke(void (*kernel)(A...), void** args) {
   call_with(kernel, args, std::index_sequence_for<A...>{});
 }
 
-inline float shuffle_xor(float v, int lane_mask) {
+// A warp-collective operation: every live lane of the warp puts `mine` in its slot, and once all have, `use(slot of
+// lane)` reads the others' (lanes outside the block read as the caller's own). No slot is overwritten before every
+// lane has read.
+template <class T, class Use>
+void warp_exchange(const T& mine, Use&& use) {
+  static_assert(sizeof(T) <= 64 && std::is_trivially_copyable_v<T>);
   BlockRun& r = run();
   const int me = r.current;
-  r.exchange[static_cast<std::size_t>(me)] = v;
+  std::memcpy(r.exchange[static_cast<std::size_t>(me)].data(), &mine, sizeof(T));
   yield(Wait::warp);
-  const int other = (me & ~31) | ((me & 31) ^ lane_mask);
-  const float got = other < static_cast<int>(r.exchange.size()) ? r.exchange[static_cast<std::size_t>(other)] : v;
-  yield(Wait::warp);  // no lane overwrites its slot before every lane has read
+  use([&r, me](int lane) {
+    const int other = (me & ~31) | (lane & 31);
+    T value;
+    std::memcpy(&value, r.exchange[static_cast<std::size_t>(other < static_cast<int>(r.exchange.size()) ? other : me)].data(),
+                sizeof(T));
+    return value;
+  });
+  yield(Wait::warp);
+}
+
+inline float shuffle_xor(float v, int lane_mask) {
+  float got = v;
+  const int me = run().current & 31;
+  warp_exchange(v, [&](auto lane) { got = lane(me ^ lane_mask); });
   return got;
 }
 
@@ -251,24 +284,13 @@ inline float atomicAdd(float* at, float v) {
 using std::max;
 using std::min;
 
-// What kernel templates keep under #ifndef KF_EMULATION (PTX and NVRTC built-ins), for host C++: cp.async as a
-// plain copy done at once (its commit and wait are then no-ops), bf16 rounding as cvt.rn.bf16.f32 does it, and the
+// What kernel templates keep under #ifndef KF_EMULATION (PTX and NVRTC built-ins), for host C++: cp.async with its
+// groups, ldmatrix and mma.sync (cuda_emulation_tensor_ops.hpp), bf16 rounding as cvt.rn.bf16.f32 does it, and the
 // dynamic shared memory of the launch.
 #define KF_EMULATION 1
 #define KF_DYNAMIC_SHARED(name)                           \
   unsigned char* name = reinterpret_cast<unsigned char*>( \
       (reinterpret_cast<std::uintptr_t>(kf_emu::dynamic_shared_buffer().data()) + 15) & ~std::uintptr_t{15})
-inline void cp_async_copy(void* dst, const void* src, bool in_bounds, std::size_t bytes) {
-  if (in_bounds)
-    std::memcpy(dst, src, bytes);
-  else
-    std::memset(dst, 0, bytes);
-}
-inline void cp_async16(void* dst, const void* src, bool in_bounds) { cp_async_copy(dst, src, in_bounds, 16); }
-inline void cp_async4(void* dst, const void* src, bool in_bounds) { cp_async_copy(dst, src, in_bounds, 4); }
-inline void cp_async_commit() {}
-template <int N>
-void cp_async_wait() {}
 inline float __expf(float x) { return std::exp(x); }
 inline float __uint_as_float(unsigned bits) {
   float f;
@@ -276,3 +298,5 @@ inline float __uint_as_float(unsigned bits) {
   return f;
 }
 using kforge::kernels::cuda::float_to_bf16;  // bf16.hpp, the families' host rounding
+
+#include "cuda_emulation_tensor_ops.hpp"

@@ -7,7 +7,7 @@
 
 #include <random>
 
-#include "emulated_module.hpp"
+#include "emulated_family.hpp"
 #include "host_gemm_test_support.hpp"
 #include "kda/kda_family.hpp"
 
@@ -18,22 +18,6 @@ jobs::Genome genome(std::int64_t chunk, std::int64_t bv, std::int64_t warps, std
   jobs::Genome g;
   g.params = {{"CHUNK", chunk}, {"BV", bv}, {"WARPS", warps}, {"STAGES", stages}};
   return g;
-}
-
-// Launches `family`'s kernel of genome g, as `module` holds it, on problem p: inputs from `inputs`, outputs laid out
-// (and poisoned with 0xFF, as the run stage does) as `outputs` says. The downloaded outputs.
-std::vector<Bytes> launch_on(EmulatedModule& module, const KdaFamily& family, const jobs::Genome& g, const Problem& p,
-                             const HostCase& inputs, const HostCase& outputs) {
-  std::vector<Bytes> in_bytes = inputs.inputs, out_bytes;
-  std::vector<std::uint64_t> in, out;
-  for (auto& b : in_bytes) in.push_back(reinterpret_cast<std::uint64_t>(b.data()));
-  for (std::size_t bytes : outputs.output_bytes) {
-    out_bytes.emplace_back(bytes, std::byte{0xFF});
-    out.push_back(reinterpret_cast<std::uint64_t>(out_bytes.back().data()));
-  }
-  KernelArgs args = outputs.args(in, out);
-  module.launch(family.entry_point(), family.launch(g, p), args);
-  return out_bytes;
 }
 
 class KdaTemplateOnTheEmulator : public ::testing::TestWithParam<KdaPrecision> {};

@@ -2,7 +2,8 @@
 // accumulation on the tensor cores with mma.sync.m16n8k16 (valid on sm_80 and later, so on sm_90a and
 // sm_100a alike). Tiles stream through a STAGES-deep cp.async ring in dynamic shared memory; each warp owns a
 // WM x WN tile of C held in registers. Written in PTX inline assembly so that NVRTC needs no header.
-// Requires K % 8 == 0 and N % 8 == 0 (16-byte cp.async chunks); any M.
+// Requires K % 8 == 0 and N % 8 == 0 (16-byte cp.async chunks); any M. The helpers under #ifndef KF_EMULATION are
+// what tests/kernels_cuda/emulator/ replaces to run this text on the CPU.
 #include "gemm/gemm_family.hpp"
 
 namespace kforge::kernels::cuda {
@@ -21,6 +22,7 @@ const char* gemm_kernel_body() {
 
 typedef unsigned short bf16_t;
 
+#ifndef KF_EMULATION
 __device__ __forceinline__ unsigned smem_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
@@ -49,6 +51,8 @@ __device__ __forceinline__ void mma_bf16(float c[4], const unsigned a[4], const 
       : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
+#define KF_DYNAMIC_SHARED(name) extern __shared__ __align__(16) unsigned char name[]
+#endif
 
 __device__ __forceinline__ void load_tiles(bf16_t* sA, bf16_t* sB, const bf16_t* A, const bf16_t* B, int M, int N,
                                            int K, int m0, int n0, int k0) {
@@ -99,7 +103,7 @@ __device__ __forceinline__ void block_tile(int M, int N, int* m0, int* n0) {
 
 extern "C" __global__ void __launch_bounds__(THREADS)
 kforge_gemm(const bf16_t* __restrict__ A, const bf16_t* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
-  extern __shared__ __align__(16) unsigned char smem[];
+  KF_DYNAMIC_SHARED(smem);
   bf16_t* sA = reinterpret_cast<bf16_t*>(smem);
   bf16_t* sB = sA + STAGES * A_STAGE;
   int m0, n0;
