@@ -2,7 +2,8 @@
 # A rehearsal, without a GPU, of bench/gpu-acceptance.sh's step kda_fla_output_verified_by_kforge: FLA's real
 # chunk_kda (fla-core 0.6.0, the wheel the acceptance run carries) runs on CPU tensors under Triton's interpreter
 # (bench/triton_interpreter_patches.py), through the same bench/gpu_acceptance_torch.py kda-outputs code, on the
-# cases kforge-check-outputs writes for kda (fp32) and kda_bf16; kforge-check-outputs then checks FLA's outputs.
+# cases kforge-check-outputs writes for kda (fp32), kda_bf16 and kda_bf16_tc (bf16: the strict and the tensor-core
+# contract); kforge-check-outputs then checks FLA's outputs.
 # It proves the step's plumbing (FLA's signature with cu_seqlens, the file layouts, bf16 as torch.bfloat16) and
 # gives FLA's fp32 verdicts; its bf16 verdicts come from the patched interpreter's bf16, not a GPU's (figures only).
 #   usage: bench/fla_kda_on_cpu.sh [BUILD_DIR]      (default build; label peers: installs torch, triton, fla-core)
@@ -21,7 +22,7 @@ PY=$PEERS_PY
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 problem="B=2,T=40,H=1"  # the interpreter takes about 2 s per chunk_kda call of 40 tokens on one core
-for family in kda kda_bf16; do
+for family in kda kda_bf16 kda_bf16_tc; do
   "$BUILD/bin/kforge-check-outputs" "$family" --problem "$problem" --write-inputs "$WORK/$family" > /dev/null
   KFORGE_FLA_ON_CPU=1 "$PY" bench/gpu_acceptance_torch.py kda-outputs "$WORK/$family" "$WORK/no-wheels" >&2
   rc=0
@@ -29,7 +30,7 @@ for family in kda kda_bf16; do
     || rc=$?
   ((rc <= 1)) || { echo "fla_kda_on_cpu: kforge-check-outputs $family --check: exit $rc" >&2; exit 1; }
 done
-python3 - "$WORK/kda.json" "$WORK/kda_bf16.json" <<'PY'
+python3 - "$WORK/kda.json" "$WORK/kda_bf16.json" "$WORK/kda_bf16_tc.json" <<'PY'
 import json, sys
 out = {}
 for path in sys.argv[1:]:

@@ -147,14 +147,18 @@ gemm_vs_cublas() {
   echo "]" >> "$FIGURES"
 }
 
+# kforge's KDA under both contracts (docs/isolation.md, "Two KDA contracts") against FLA's chunk_kda: kda_bf16 (strict,
+# fp32 arithmetic) and kda_bf16_tc (tensor cores, FLA's own accuracy bound) at H=64, T=8192 (FlashKDA's benchmark
+# shape), and the tensor-core kernel on a variable-length batch of 8192 tokens (sequences of 1, 1365, 2730, 4096).
 kda_vs_fla() {
-  local shape b t h varlen report kforge_json=$WORK/kda-kforge.json sep=""
+  local run family example b t h varlen report kforge_json=$WORK/kda-kforge.json sep=""
   echo "[" > "$kforge_json"
-  # B T H varlen: 8192 tokens each; the variable-length batch packs sequences of 1, 1365, 2730 and 4096 tokens.
-  for shape in "1 8192 32 0" "1 8192 64 0" "4 2048 32 1"; do
-    read -r b t h varlen <<< "$shape"
-    report=$(campaign_figures kda-bf16-cuda 1 4 "B: $b, T: $t, H: $h, varlen: $varlen") || return 1
-    echo "$sep{\"B\": $b, \"T\": $t, \"H\": $h, \"varlen\": $varlen, \"report\": $report}" >> "$kforge_json"
+  for run in "kda_bf16 1 8192 64 0" "kda_bf16_tc 1 8192 64 0" "kda_bf16_tc 4 2048 32 1"; do
+    read -r family b t h varlen <<< "$run"
+    example=${family//_/-}-cuda
+    report=$(campaign_figures "$example" 1 4 "B: $b, T: $t, H: $h, varlen: $varlen") || return 1
+    echo "$sep{\"family\": \"$family\", \"B\": $b, \"T\": $t, \"H\": $h, \"varlen\": $varlen, \"report\": $report}" \
+      >> "$kforge_json"
     sep=","
   done
   echo "]" >> "$kforge_json"
@@ -167,12 +171,13 @@ kda_vs_fla() {
 
 # kforge's verification (every verification case: T = 1, partial chunks, variable-length batches, the gate at both
 # bounds, huge and tiny values; then a variable-length main problem) applied to FLA's chunk_kda: in fp32 by the kda
-# family's check, in bf16 (bf16 q, k, v, beta in, bf16 o out) by kda_bf16's, the check kforge's bf16 kernels pass.
-# The step passes when the check ran; FLA's verdicts are its figures (a wrong FLA is a finding, not a broken step).
+# family's check, in bf16 (bf16 q, k, v, beta in, bf16 o out) by kda_bf16's (the strict contract) and kda_bf16_tc's
+# (the tensor-core contract, FLA's own bound). The step passes when the checks ran; FLA's verdicts are its figures
+# (a wrong FLA is a finding, not a broken step).
 kda_fla_output_verified_by_kforge() {
   local dir=$WORK/kda-outside problem="B=4,T=2048,H=32,varlen=1" rc=0 family suffix
-  for family in kda kda_bf16; do  # fp32 cases in $dir, bf16 ones in $dir-bf16
-    suffix=${family#kda}; suffix=${suffix/_/-}
+  for family in kda kda_bf16 kda_bf16_tc; do  # fp32 cases in $dir, bf16 ones in $dir-bf16 and $dir-bf16-tc
+    suffix=${family#kda}; suffix=${suffix//_/-}
     kforge-check-outputs "$family" --problem "$problem" --write-inputs "$dir$suffix" || return 1
     rc=0
     python3 "$SRC/bench/gpu_acceptance_torch.py" kda-outputs "$dir$suffix" "$SRC/.whl" > /dev/null 2> "$WORK/skip.tmp" \
@@ -185,8 +190,8 @@ kda_fla_output_verified_by_kforge() {
     ((rc <= 1)) || return 1
   done
   python3 -c 'import json, sys; print(json.dumps({"problem": sys.argv[1], "fla_fp32": json.load(open(sys.argv[2])),
-              "fla_bf16": json.load(open(sys.argv[3]))}))' "$problem" "$WORK/check.json" "$WORK/check-bf16.json" \
-    > "$FIGURES"
+              "fla_bf16_strict": json.load(open(sys.argv[3])), "fla_bf16_tensor_core": json.load(open(sys.argv[4]))}))' \
+    "$problem" "$WORK/check.json" "$WORK/check-bf16.json" "$WORK/check-bf16-tc.json" > "$FIGURES"
 }
 
 rmsnorm_vs_peak_and_torch() {

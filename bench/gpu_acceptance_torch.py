@@ -3,7 +3,7 @@
 
   gpu_acceptance_torch.py kda KFORGE_REPORTS.json WHEEL_DIR   FLA chunk_kda (fla-core, installed from WHEEL_DIR)
   gpu_acceptance_torch.py kda-outputs CASES_DIR WHEEL_DIR      FLA's outputs on kforge-check-outputs' cases (kda: fp32,
-                                                               kda_bf16: bf16)
+                                                               kda_bf16 and kda_bf16_tc: bf16)
   gpu_acceptance_torch.py rmsnorm KFORGE_REPORT.json          torch rms_norm, and kforge's best in GB/s vs 4.8 TB/s
 Timing as kforge's harness does it: L2 flushed (256 MiB written) before each launch, warm-up, median of 25
 CUDA-event samples; SM clock reported. Prints JSON; exit 3 with the reason on stderr when a baseline cannot run.
@@ -89,12 +89,13 @@ def load_chunk_kda(wheel_dir):
 
 def kda_outputs(cases_dir, wheel_dir):
     """FLA's chunk_kda on every case kforge-check-outputs wrote (its layout: share/examples/kda_outputs_numpy.py):
-    family kda in fp32; family kda_bf16 with its bf16 q, k, v, beta as given, o written back as bf16."""
+    family kda in fp32; families kda_bf16 and kda_bf16_tc with their bf16 q, k, v, beta as given, o written back as
+    bf16."""
     torch, chunk_kda = load_chunk_kda(wheel_dir)
     import numpy as np  # noqa: PLC0415
     with open(os.path.join(cases_dir, "cases.json"), encoding="utf-8") as f:
         listing = json.load(f)
-    bf16 = listing["family"] == "kda_bf16"
+    bf16 = listing["family"] in ("kda_bf16", "kda_bf16_tc")
     load = lambda path, dtype: torch.from_numpy(np.fromfile(path, dtype=dtype)).to(DEVICE)  # noqa: E731
     # bf16 files hold the upper 16 bits of a float32: the same bits as torch.bfloat16.
     low = (lambda path: load(path, "<i2").view(torch.bfloat16)) if bf16 else (lambda path: load(path, "<f4"))
@@ -133,13 +134,19 @@ def kda(reports_path, wheel_dir):
         fla = timed_ms(torch, run)
         out = run()[0]
         ms = kforge_best_ms(entry["report"])
-        rows.append({"B": b, "T": t, "H": h, "D": d, "varlen": varlen, "sequence_lengths":
+        family = entry.get("family", "kda_bf16")
+        rows.append({"family": family, "contract": "tensor_core" if family == "kda_bf16_tc" else "strict",
+                     "B": b, "T": t, "H": h, "D": d, "varlen": varlen, "sequence_lengths":
                      [starts[i + 1] - starts[i] for i in range(b)], "fla_chunk_kda": fla, "kforge_best_ms": ms,
                      "speed_vs_fla": fla["median_ms"] / ms if ms else None,
                      "fla_output_finite": bool(torch.isfinite(out).all().item())})
-    # Like for like: kforge's kda_bf16 (kda-bf16-cuda.yaml) and FLA both take bf16 q, k, v, beta and fp32 g, and
-    # give bf16 o with fp32 state and arithmetic.
-    return {"sm_clock": sm_clock(), "kda": rows, "precision": {"kforge": "kda_bf16", "fla_chunk_kda": "bf16"}}
+    # Like for like in what goes in and out: kforge's kda_bf16 and kda_bf16_tc and FLA all take bf16 q, k, v, beta
+    # and fp32 g, and give bf16 o and an fp32 state. kda_bf16 computes in fp32 (the strict contract); kda_bf16_tc,
+    # like FLA, on tensor cores with bf16 operands (the tensor-core contract: FLA's own bound), so its row is the
+    # like-for-like speed comparison.
+    return {"sm_clock": sm_clock(), "kda": rows,
+            "precision": {"kda_bf16": "strict: fp32 arithmetic", "kda_bf16_tc": "tensor_core: bf16 operands, fp32 "
+                          "accumulation", "fla_chunk_kda": "bf16 operands, fp32 accumulation"}}
 
 
 def rmsnorm(report_path):

@@ -1,6 +1,6 @@
 # Test tiers and labels (docs/testing.md, "Tiers"). Every CTest test carries exactly one tier label, which says
 # what it costs and needs (unit, integration, slurm, faults, fuzz, install, bench, repo, tools, gpu, peers,
-# bundle_drill, spack), and any number of area labels (jobs, kernels, engine, python, docs, ...). Labels are set
+# bundle_drill, spack, sweep), and any number of area labels (jobs, kernels, engine, python, docs, ...). Labels are set
 # per test, never on a folder: a folder's LABELS property would reach every test of every binary in it.
 
 # Every binary of the unit tier (tests/run-sanitizers.sh builds this target under the sanitizers).

@@ -7,7 +7,8 @@ input files, writes its outputs. The per-token recurrence in float64 with numpy,
 Files (little-endian, kforge's kda layout): input-0..3 q, k, v, g float32 [tokens, H, 128]; input-4 beta
 float32 [tokens, H]; input-5 cu_seqlens int32 [B + 1] (sequence b is tokens cu_seqlens[b] .. cu_seqlens[b+1]-1);
 output-0 o float32 [tokens, H, 128]; output-1 each sequence's final state float32 [B, H, 128 (key), 128 (value)].
-Family kda_bf16: q, k, v, beta and o are bf16 (the upper 16 bits of a float32, as uint16); g and the state float32.
+Families kda_bf16 and kda_bf16_tc: q, k, v, beta and o are bf16 (the upper 16 bits of a float32, as uint16); g and
+the state float32.
 """
 import json
 import os
@@ -55,10 +56,11 @@ def main():
     root = sys.argv[1]
     with open(os.path.join(root, "cases.json"), encoding="utf-8") as f:
         cases = json.load(f)
-    if cases["family"] not in ("kda", "kda_bf16"):
-        sys.exit(f"kda_outputs_numpy.py: {root}/cases.json is of family {cases['family']}, not kda or kda_bf16")
+    if cases["family"] not in ("kda", "kda_bf16", "kda_bf16_tc"):
+        sys.exit(f"kda_outputs_numpy.py: {root}/cases.json is of family {cases['family']}, not a kda family")
+    bf16 = cases["family"] != "kda"
     for case in cases["cases"]:
-        for out, spec in zip(kda_case(case, root, cases["family"] == "kda_bf16"), case["outputs"], strict=True):
+        for out, spec in zip(kda_case(case, root, bf16), case["outputs"], strict=True):
             out.tofile(os.path.join(root, spec["file"]))
     print(f"kda_outputs_numpy.py: outputs of {len(cases['cases'])} cases written in {root}")
 

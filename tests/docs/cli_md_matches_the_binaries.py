@@ -4,7 +4,8 @@
 Usage: cli_md_matches_the_binaries.py REPO_ROOT BIN_DIR
 
 docs/cli.md gives each command a heading with its synopsis, `## kforge COMMAND ARGS [--option X] ...` (several
-joined by " / "), and one each for kforged, kforge-eval, kforge-check-outputs and kforge-serve. This test
+joined by " / "), and one each for kforged, kforge-eval, kforge-check-outputs, kforge-cuda-figures and
+kforge-serve. This test
   - compares the commands of those headings with the command list of `kforge --help`, both ways;
   - runs every documented command's `--help` on its own (no other argument): it must exit 0 and print options;
   - compares the options of each heading with those of its `--help`, both ways (--help and --version aside; an
@@ -18,7 +19,7 @@ import re
 import subprocess
 import sys
 
-BINARIES = ("kforge", "kforged", "kforge-eval", "kforge-check-outputs", "kforge-serve")
+BINARIES = ("kforge", "kforged", "kforge-eval", "kforge-check-outputs", "kforge-cuda-figures", "kforge-serve")
 HELP_OPTION = re.compile(r"^\s+(?:-\w \[ )?--([\w-]+)")
 SYNOPSIS_OPTION = re.compile(r"--([\w-]+)")
 

@@ -39,7 +39,7 @@ kc::Problem parse_problem(std::string text) {
 int main(int argc, char** argv) {
   po::options_description opts(
       "Usage: kforge-check-outputs FAMILY [--problem K=V,...] [--seed N] (--write-inputs DIR | --check DIR)\n"
-      "FAMILY: a cuda family (gemm, kda, kda_bf16, rmsnorm)\nOptions");
+      "FAMILY: a cuda family (gemm, kda, kda_bf16, kda_bf16_tc, rmsnorm)\nOptions");
   opts.add_options()("help,h", "print this help and exit")("version", "print the version and exit")(
       "family", po::value<std::string>(), "the cuda family whose verification applies")(
       "problem", po::value<std::string>()->default_value(""), "main problem sizes, e.g. B=4,T=2048,H=32,varlen=1")(

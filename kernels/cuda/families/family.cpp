@@ -161,15 +161,16 @@ std::int64_t problem_value(const Problem& p, const std::string& name) {
   return it->second;
 }
 
-std::vector<std::string> cuda_family_names() { return {"gemm", "kda", "kda_bf16", "rmsnorm"}; }
+std::vector<std::string> cuda_family_names() { return {"gemm", "kda", "kda_bf16", "kda_bf16_tc", "rmsnorm"}; }
 
 std::unique_ptr<CudaFamily> make_cuda_family(std::string_view name) {
   if (name == "gemm") return std::make_unique<GemmFamily>();
   if (name == "kda") return std::make_unique<KdaFamily>();
   if (name == "kda_bf16") return std::make_unique<KdaFamily>(KdaPrecision::bf16);
+  if (name == "kda_bf16_tc") return std::make_unique<KdaFamily>(KdaPrecision::bf16_tc);
   if (name == "rmsnorm") return std::make_unique<RmsnormFamily>();
   throw std::invalid_argument("cuda backend: unknown family \"" + std::string(name) +
-                              "\" (known cuda families: gemm, kda, kda_bf16, rmsnorm)");
+                              "\" (known cuda families: gemm, kda, kda_bf16, kda_bf16_tc, rmsnorm)");
 }
 
 }  // namespace kforge::kernels::cuda

@@ -63,9 +63,16 @@ ProblemSizes FamilySchema::problem_with_defaults(const ProblemSizes& given) cons
 
 const std::vector<FamilySchema>& family_schemas() {
   using namespace schema;
-  static const std::vector<FamilySchema> all = {
-      host_gemm(),    host_kda(),    host_engine(), cuda_gemm(), cuda_kda_of("kda", 4), cuda_kda_of("kda_bf16", 2),
-      cuda_rmsnorm(), cuda_engine(), replay_any()};
+  static const std::vector<FamilySchema> all = {host_gemm(),
+                                                host_kda(),
+                                                host_engine(),
+                                                cuda_gemm(),
+                                                cuda_kda_of("kda", 4),
+                                                cuda_kda_of("kda_bf16", 2),
+                                                cuda_kda_of("kda_bf16_tc", 2),
+                                                cuda_rmsnorm(),
+                                                cuda_engine(),
+                                                replay_any()};
   return all;
 }
 

@@ -37,7 +37,7 @@ TEST_P(DefaultCandidate, CompilesWithResourceFigures) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryFamilyAndTarget, DefaultCandidate,
-                         ::testing::Combine(::testing::Values("gemm", "kda", "kda_bf16", "rmsnorm"),
+                         ::testing::Combine(::testing::Values("gemm", "kda", "kda_bf16", "kda_bf16_tc", "rmsnorm"),
                                             ::testing::Values("hopper", "blackwell")),
                          [](const auto& param_info) {
                            return std::get<0>(param_info.param) + "_" + std::get<1>(param_info.param);
@@ -59,7 +59,8 @@ TEST_P(RandomCandidates, CompileForBothArchitecturesWithFigures) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryFamily, RandomCandidates, ::testing::Values("gemm", "kda", "kda_bf16", "rmsnorm"));
+INSTANTIATE_TEST_SUITE_P(EveryFamily, RandomCandidates,
+                         ::testing::Values("gemm", "kda", "kda_bf16", "kda_bf16_tc", "rmsnorm"));
 
 TEST_F(CudaBackendTest, SecondCompileOfTheSameCandidateIsACacheHit) {
   auto b = backend("rmsnorm");

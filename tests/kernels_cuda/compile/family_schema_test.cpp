@@ -14,7 +14,7 @@ namespace kforge::kernels {
 namespace {
 
 TEST(CudaFamilySchema, EveryCudaFamilyHasASchemaWithItsParameterChoices) {
-  for (const std::string name : {"gemm", "kda", "kda_bf16", "rmsnorm"}) {
+  for (const std::string name : {"gemm", "kda", "kda_bf16", "kda_bf16_tc", "rmsnorm"}) {
     SCOPED_TRACE(name);
     const auto family = cuda::make_cuda_family(name);
     const FamilySchema* s = find_family_schema("cuda", name);
@@ -31,7 +31,7 @@ TEST(CudaFamilySchema, EveryCudaFamilyHasASchemaWithItsParameterChoices) {
 }
 
 TEST(CudaFamilySchema, ProblemDefaultsAndBoundsAgreeWithTheFamilies) {
-  for (const std::string name : {"gemm", "kda", "kda_bf16", "rmsnorm"}) {
+  for (const std::string name : {"gemm", "kda", "kda_bf16", "kda_bf16_tc", "rmsnorm"}) {
     SCOPED_TRACE(name);
     const auto family = cuda::make_cuda_family(name);
     const FamilySchema& s = *find_family_schema("cuda", name);

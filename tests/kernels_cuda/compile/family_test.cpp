@@ -33,7 +33,7 @@ TEST(CudaFamilies, UnknownFamilyNamesTheKnownOnes) {
     make_cuda_family("conv");
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("gemm, kda, kda_bf16, rmsnorm"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("gemm, kda, kda_bf16, kda_bf16_tc, rmsnorm"), std::string::npos);
   }
 }
 

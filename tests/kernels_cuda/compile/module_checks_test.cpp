@@ -105,7 +105,7 @@ TEST_F(CudaBackendTest, EveryExploitKernelOfTheGpuTestsCompiles) {
                                                               {"gemm", gemm_deferred_by_one_launch()},
                                                               {"gemm", gemm_memoizer(1, 256, 256, 256)},
                                                               {"gemm", gemm_memoizer(2, 256, 256, 256)}};
-  for (const std::string family : {"gemm", "kda", "kda_bf16", "rmsnorm"}) {
+  for (const std::string family : {"gemm", "kda", "kda_bf16", "kda_bf16_tc", "rmsnorm"}) {
     const auto f = make_cuda_family(family);
     for (Fault fault : {Fault::illegal_address, Fault::trap, Fault::hang})
       sources.emplace_back(family, faulting_kernel(f->entry_point(), fault));

@@ -47,7 +47,7 @@ std::vector<fs::path> shipped_cuda_kernel_examples() {
 
 TEST(ShippedCudaExamples, EveryAdmittedConfigurationLaunchesOnBothTargets) {
   const auto examples = shipped_cuda_kernel_examples();
-  ASSERT_GE(examples.size(), 4u);  // gemm, kda, kda_bf16, rmsnorm
+  ASSERT_GE(examples.size(), 5u);  // gemm, kda, kda_bf16, kda_bf16_tc, rmsnorm
   for (const auto& path : examples) {
     SCOPED_TRACE(path.filename().string());
     const scheduler::CampaignConfig c = scheduler::load_campaign(path);

@@ -6,7 +6,8 @@
 // only at __syncthreads() and warp shuffles, so shared memory (__shared__ becomes a static local: one block at a time
 // uses it) and barriers behave as on a GPU for kernels whose barriers are block-uniform and whose shuffles are
 // warp-uniform; threads that have exited count as arrived at a barrier, as on the GPU. atomicAdd is a plain add (one OS
-// thread). What it does not: timing, memory spaces, warp-synchronous code without shuffles, PTX, and telling two
+// thread); cp.async, ldmatrix and mma.sync as the PTX ISA defines them (cuda_emulation_tensor_ops.hpp). What it does
+// not: timing, memory spaces, warp-synchronous code without shuffles or those operations, other PTX, and telling two
 // different __syncthreads apart. Threads stuck at a barrier and a shuffle that cannot both be passed are reported as an
 // error, never hung.
 #pragma once
@@ -111,7 +112,7 @@ struct AsyncCopies {
 
 struct BlockRun {
   std::vector<Fiber> fibers;
-  std::vector<std::unique_ptr<char[]>> stacks;  // not zeroed: only the pages a fiber touches become resident
+  std::vector<std::unique_ptr<char[]>> stacks;          // not zeroed: only the pages a fiber touches become resident
   std::vector<std::array<unsigned char, 64>> exchange;  // one slot per thread for warp-collective operations
   std::vector<AsyncCopies> copies;                      // per thread: its cp.async groups in flight
   Context scheduler{};
@@ -247,7 +248,8 @@ void warp_exchange(const T& mine, Use&& use) {
   use([&r, me](int lane) {
     const int other = (me & ~31) | (lane & 31);
     T value;
-    std::memcpy(&value, r.exchange[static_cast<std::size_t>(other < static_cast<int>(r.exchange.size()) ? other : me)].data(),
+    std::memcpy(&value,
+                r.exchange[static_cast<std::size_t>(other < static_cast<int>(r.exchange.size()) ? other : me)].data(),
                 sizeof(T));
     return value;
   });

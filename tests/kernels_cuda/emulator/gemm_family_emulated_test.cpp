@@ -49,8 +49,8 @@ TEST(GemmTemplateOnTheEmulator, EachMutationOfTheTemplateIsAWrongResult) {
       {"B not transposed", mutated(source, "ldmatrix_x4_trans(r, sB", "ldmatrix_x4(r, sB")},
       {"A rows of the wrong half", mutated(source, "mi * 16 + lane % 16", "mi * 16 + lane % 8")},
       {"a stage read before it landed", mutated(source, "cp_async_wait<STAGES - 2>()", "cp_async_wait<STAGES - 1>()")},
-      {"the upper rows' accumulators dropped", mutated(source, "make_float2(acc[mi][ni][2], acc[mi][ni][3])",
-                                                       "make_float2(acc[mi][ni][2], 0.f)")},
+      {"the upper rows' accumulators dropped",
+       mutated(source, "make_float2(acc[mi][ni][2], acc[mi][ni][3])", "make_float2(acc[mi][ni][2], 0.f)")},
   };
   for (const auto& [what, text] : mutations)
     EXPECT_EQ(first_failure(family, g, text, problems, scratch.path()).status, jobs::Status::wrong_result) << what;

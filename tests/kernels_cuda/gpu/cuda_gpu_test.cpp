@@ -65,7 +65,8 @@ TEST_P(CudaGpuTest, PtxCandidateLoadsVerifiesAndTimes) {
   EXPECT_GE(t.samples_ms.size(), 1u);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryFamily, CudaGpuTest, ::testing::Values("gemm", "kda", "kda_bf16", "rmsnorm"));
+INSTANTIATE_TEST_SUITE_P(EveryFamily, CudaGpuTest,
+                         ::testing::Values("gemm", "kda", "kda_bf16", "kda_bf16_tc", "rmsnorm"));
 
 }  // namespace
 }  // namespace kforge::kernels::cuda::test

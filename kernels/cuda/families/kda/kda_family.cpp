@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "host_data.hpp"
+#include "kda/kda_check.hpp"
 #include "kforge/kernels/input_classes.hpp"
 
 namespace kforge::kernels::cuda {
@@ -17,6 +18,15 @@ std::int64_t shared_bytes(std::int64_t chunk, std::int64_t bv, std::int64_t stag
   const std::int64_t stage = 4 * (chunk * D + chunk) + in_bytes * (2 * chunk * D + chunk * bv);
   const std::int64_t work = in_bytes == 2 ? 4 * (2 * chunk * D + chunk * bv) : 0;
   return stages * stage + work + 4 * (D * bv + 2 * chunk * chunk + 2 * chunk * bv + D);
+}
+
+// kda_tc_source.cpp's: STAGES bf16 stages; fp32 S, A, W, O and G_last; bf16 operands S, q, k (twice), B and delta
+// with rows padded by 8.
+std::int64_t tc_shared_bytes(std::int64_t chunk, std::int64_t bv, std::int64_t stages) {
+  const std::int64_t stage = 4 * (chunk * D + chunk) + 2 * (2 * chunk * D + chunk * bv);
+  const std::int64_t fp32 = 4 * (D * bv + chunk * chunk + 2 * chunk * bv + D);
+  const std::int64_t operands = 2 * (D * (bv + 8) + 3 * chunk * (D + 8) + chunk * (chunk + 8) + chunk * (bv + 8));
+  return stages * stage + fp32 + operands;
 }
 
 // Every value of x as the nearest bf16 (round to nearest even), so the reference sees what the kernel reads.
@@ -78,61 +88,6 @@ void apply_input_class(KdaInputs& in, InputClass inputs) {
   }
 }
 
-double largest_magnitude(const std::vector<double>& x) {
-  double m = 0.0;
-  for (double v : x) m = std::max(m, std::fabs(v));
-  return m;
-}
-
-// Each element within 1e-3 of the largest magnitude of its output in its head (where cancellation leaves small
-// elements, the error is that of the large ones) plus a relative part: 1e-3, and for o in kda_bf16 bf16's rounding,
-// 2^-8. Scaled by the head's own values, not by a fixed number: o is about a tenth of v, so an absolute 1e-3 of v's
-// scale let o be 5% wrong. o_rel_tolerance: o's relative part.
-CheckOutcome check_kda(const std::string& family, const KdaInputs& in, const std::vector<float>& o,
-                       const std::vector<float>& state, bool full, std::uint64_t seed, double o_rel_tolerance) {
-  ToleranceCheck check(family);
-  std::vector<double> ref_o, ref_state;
-  auto check_head = [&](int b, int h) {
-    kda_reference_head(in, b, h, ref_o, ref_state);
-    const double o_abs = 1e-3 * largest_magnitude(ref_o), state_abs = 1e-3 * largest_magnitude(ref_state);
-    // The evidence text is made only for a failing element; the closure holds plain numbers, never a copy of `in`
-    // (which it would copy, inputs and all, for every element checked).
-    const std::string shape = "B=" + std::to_string(in.B) + " T=" + std::to_string(in.T) +
-                              " H=" + std::to_string(in.H) +
-                              (in.starts.empty() ? ""
-                                                 : " varlen, this sequence " + std::to_string(in.length(b)) +
-                                                       " tokens from " + std::to_string(in.start(b)));
-    auto where = [&shape, b, h](const char* what, int t, int col) {
-      return [&shape, what, b, h, t, col] {
-        return std::string(what) + " [b=" + std::to_string(b) + ", t=" + std::to_string(t) +
-               ", h=" + std::to_string(h) + ", " + std::to_string(col) + "] (" + shape + ")";
-      };
-    };
-    for (int t = 0; t < in.length(b); ++t)
-      for (int col = 0; col < D; ++col) {
-        const double ref = ref_o[static_cast<std::size_t>(t) * D + col];
-        const float got = o[((static_cast<std::size_t>(in.start(b)) + t) * in.H + h) * D + col];
-        if (!check.element(got, ref, o_abs + o_rel_tolerance * std::fabs(ref), where("o", t, col))) return false;
-      }
-    for (int c = 0; c < D; ++c)
-      for (int col = 0; col < D; ++col) {
-        const double ref = ref_state[static_cast<std::size_t>(c) * D + col];
-        const float got = state[((static_cast<std::size_t>(b) * in.H + h) * D + c) * D + col];
-        if (!check.element(got, ref, state_abs + 1e-3 * std::fabs(ref), where("final state row", c, col))) return false;
-      }
-    return true;
-  };
-  if (full) {
-    for (int b = 0; b < in.B; ++b)
-      for (int h = 0; h < in.H; ++h)
-        if (!check_head(b, h)) return check.outcome();
-  } else {  // one head of the main problem: a T x D^2 recurrence in double is the expensive part
-    std::mt19937_64 rng(seed);
-    check_head(static_cast<int>(rng() % in.B), static_cast<int>(rng() % in.H));
-  }
-  return check.outcome();
-}
-
 }  // namespace
 
 jobs::Genome KdaFamily::default_genome() const {
@@ -151,10 +106,11 @@ std::optional<std::string> KdaFamily::invalid_reason(const jobs::Genome& g) cons
 std::string KdaFamily::render(const jobs::Genome& g) const {
   if (auto why = invalid_reason(g)) throw std::invalid_argument(name() + " (cuda): " + *why);
   std::string out = "// kforge " + name() + " (cuda) candidate: " + g.to_text() + "\n";
-  out += std::string("#define KF_BF16 ") + (precision_ == KdaPrecision::bf16 ? "1" : "0") + "\n";
+  if (precision_ != KdaPrecision::bf16_tc)
+    out += std::string("#define KF_BF16 ") + (precision_ == KdaPrecision::bf16 ? "1" : "0") + "\n";
   for (const char* name : {"CHUNK", "BV", "WARPS", "STAGES"})
     out += "#define " + std::string(name) + " " + std::to_string(g.get_int(name)) + "\n";
-  return out + kda_kernel_body();
+  return out + (precision_ == KdaPrecision::bf16_tc ? kda_tc_kernel_body() : kda_kernel_body());
 }
 
 Problem KdaFamily::problem(const jobs::EvalSettings& settings) const {
@@ -193,7 +149,9 @@ LaunchConfig KdaFamily::launch(const jobs::Genome& g, const Problem& p) const {
   l.grid = {static_cast<unsigned>(D / g.get_int("BV")), static_cast<unsigned>(problem_value(p, "H")),
             static_cast<unsigned>(problem_value(p, "B"))};
   l.block[0] = static_cast<unsigned>(g.get_int("WARPS") * 32);
-  l.dynamic_shared_bytes = shared_bytes(g.get_int("CHUNK"), g.get_int("BV"), g.get_int("STAGES"), input_bytes());
+  const std::int64_t chunk = g.get_int("CHUNK"), bv = g.get_int("BV"), stages = g.get_int("STAGES");
+  l.dynamic_shared_bytes = precision_ == KdaPrecision::bf16_tc ? tc_shared_bytes(chunk, bv, stages)
+                                                               : shared_bytes(chunk, bv, stages, input_bytes());
   return l;
 }
 
@@ -217,7 +175,7 @@ HostCase KdaFamily::make_case(const Problem& problem, std::mt19937_64& rng, bool
   if (varlen) in->starts = starts;
   fill_inputs(*in, rng);
   apply_input_class(*in, input_class(problem));
-  const bool bf16 = precision_ == KdaPrecision::bf16;
+  const bool bf16 = bf16_tensors(), tensor_core = precision_ == KdaPrecision::bf16_tc;
   if (bf16)
     for (auto* x : {&in->q, &in->k, &in->v, &in->beta}) round_to_bf16(*x);
   auto input = [bf16](const std::vector<float>& x) { return bf16 ? to_bytes(bf16_bits(x)) : to_bytes(x); };
@@ -233,12 +191,14 @@ HostCase KdaFamily::make_case(const Problem& problem, std::mt19937_64& rng, bool
   };
   const std::uint64_t seed = rng();
   const double o_rel_tolerance = 1e-3 + (bf16 ? std::ldexp(1.0, -8) : 0.0);
-  c.check = [in, full_check, seed, o_rel_tolerance, bf16, family = name()](const std::vector<Bytes>& outputs) {
+  c.check = [in, full_check, seed, o_rel_tolerance, bf16, tensor_core,
+             family = name()](const std::vector<Bytes>& outputs) {
     std::vector<float> o;
     if (bf16)
       for (std::uint16_t bits : from_bytes<std::uint16_t>(outputs.at(0))) o.push_back(bf16_to_float(bits));
     else
       o = from_bytes<float>(outputs.at(0));
+    if (tensor_core) return check_kda_rms(family, *in, o, from_bytes<float>(outputs.at(1)), full_check, seed);
     return check_kda(family, *in, o, from_bytes<float>(outputs.at(1)), full_check, seed, o_rel_tolerance);
   };
   return c;

@@ -23,6 +23,6 @@ struct CudaBackendOptions {
 // Throws std::invalid_argument listing the known families when `family` is not one of them.
 std::unique_ptr<Backend> make_cuda_backend(std::string_view family, CudaBackendOptions options = {});
 
-std::vector<std::string> cuda_family_names();  // "gemm", "kda", "kda_bf16", "rmsnorm"
+std::vector<std::string> cuda_family_names();  // "gemm", "kda", "kda_bf16", "kda_bf16_tc", "rmsnorm"
 
 }  // namespace kforge::kernels::cuda
