@@ -46,6 +46,15 @@ __device__ __forceinline__ float block_max(float v, float* scratch) {
   return warp_max((threadIdx.x & 31) < (blockDim.x >> 5) ? scratch[threadIdx.x & 31] : KF_NEG_BIG);
 }
 
+// The projections' weights: fp32, or bf16 bits widened to fp32 as they are loaded (the genome's weights).
+#if KF_WEIGHTS_BF16
+typedef unsigned short w_t;
+__device__ __forceinline__ float weight(w_t w) { return __uint_as_float((unsigned)w << 16); }
+#else
+typedef float w_t;
+__device__ __forceinline__ float weight(w_t w) { return w; }
+#endif
+
 // The KV cache row of (slot, position): one contiguous region per slot, or the slot's block table (paged).
 __device__ __forceinline__ long long cache_row(int slot, int pos, int context, const int* block_table,
                                                int table_width) {
@@ -86,11 +95,11 @@ kf_rmsnorm(const float* __restrict__ x, const float* __restrict__ gamma, float* 
 
 // C[m][n] = sum_k A[m][k] W[n][k], times row_scale[m] when given; written, or added to C when accumulate.
 // A: M x K with row stride lda. W: N x K ([out, in], as the model stores it), or K x N with KF_PREPACK (transposed
-// once at init, so a tile's loads run along N). A block computes a BM x BN tile of C through BK-deep slices in
+// once at init, so a tile's loads run along N); fp32 or bf16 (w_t). A block computes a BM x BN tile of C through BK-deep slices in
 // shared memory, each thread TM x TN outputs strided over the tile (a warp's loads and stores are consecutive).
 // SPLIT_K > 1: blocks split K and add into C atomically; the harness zeroes C first unless it accumulates.
 extern "C" __global__ void __launch_bounds__(GEMM_THREADS)
-kf_gemm(const float* __restrict__ A, int lda, const float* __restrict__ W, float* C, int ldc, int M, int N, int K,
+kf_gemm(const float* __restrict__ A, int lda, const w_t* __restrict__ W, float* C, int ldc, int M, int N, int K,
         const float* __restrict__ row_scale, int accumulate) {
   __shared__ float As[BK][BM];
   __shared__ float Ws[BK][BN];
@@ -112,10 +121,10 @@ kf_gemm(const float* __restrict__ A, int lda, const float* __restrict__ W, float
     for (int e = tid; e < BN * BK; e += GEMM_THREADS) {
 #if KF_PREPACK
       const int kk = e / BN, nn = e % BN, n = n0 + nn, k = k0 + kk;
-      Ws[kk][nn] = (n < N && k < k_end) ? W[(long long)k * N + n] : 0.f;
+      Ws[kk][nn] = (n < N && k < k_end) ? weight(W[(long long)k * N + n]) : 0.f;
 #else
       const int nn = e / BK, kk = e % BK, n = n0 + nn, k = k0 + kk;
-      Ws[kk][nn] = (n < N && k < k_end) ? W[(long long)n * K + k] : 0.f;
+      Ws[kk][nn] = (n < N && k < k_end) ? weight(W[(long long)n * K + k]) : 0.f;
 #endif
     }
     __syncthreads();

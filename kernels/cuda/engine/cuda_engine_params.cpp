@@ -26,6 +26,7 @@ const std::vector<std::string>& cuda_engine_param_names() {
     std::vector<std::string> all;
     for (const auto& [name, values] : cuda_engine_space())
       if (std::find(kBatching.begin(), kBatching.end(), name) == kBatching.end()) all.push_back(name);
+    all.push_back("weights");
     all.insert(all.end(), kBatching.begin(), kBatching.end());
     return all;
   }();
@@ -71,6 +72,11 @@ std::optional<std::string> cuda_engine_invalid_reason(const jobs::Genome& g) {
   const auto* schedule = std::get_if<std::string>(&g.params.at("schedule"));
   if (schedule == nullptr || (*schedule != "decode_first" && *schedule != "prefill_first"))
     return "parameter schedule must be decode_first or prefill_first";
+  if (g.has("weights")) {  // optional: fp32 when left out
+    const auto* weights = std::get_if<std::string>(&g.params.at("weights"));
+    if (weights == nullptr || (*weights != "fp32" && *weights != "bf16"))
+      return "parameter weights must be fp32 or bf16";
+  }
   const std::int64_t threads = (g.get_int("BM") / g.get_int("TM")) * (g.get_int("BN") / g.get_int("TN"));
   if (threads < 32 || threads > 1024)
     return "the GEMM tile BM/TM x BN/TN = " + std::to_string(threads) +
@@ -98,6 +104,10 @@ CudaEngineParams cuda_engine_params(const jobs::Genome& g) {
   p.residual_epilogue = i("residual_epilogue") == 1;
   p.prepack = i("prepack") == 1;
   p.kv_block = i("kv_block");
+  if (g.has("weights"))
+    p.weights = kernels::engine::parse_weight_precision(std::get<std::string>(g.params.at("weights")));
+  // Folding gamma into rounded weights would round the product again: the norms stay unfolded (as the host engine).
+  p.fold_norm = p.fold_norm && p.weights == kernels::engine::WeightPrecision::fp32;
   return p;
 }
 

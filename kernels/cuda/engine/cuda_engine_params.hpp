@@ -7,6 +7,7 @@
 #include <string>
 
 #include "family.hpp"
+#include "kforge/engine/weight_precision.hpp"
 #include "kforge/jobs/genome.hpp"
 
 namespace kforge::kernels::cuda::engine {
@@ -21,13 +22,17 @@ struct CudaEngineParams {
   bool kda_state_regs = false;  // KDA: each thread's state column in registers for a whole sequence
   bool fuse_qkv = true, fuse_gate_up = true, fold_norm = false, residual_epilogue = true, prepack = false;
   int kv_block = 0;  // 0 = one contiguous KV region per slot; 16, 32, 64 = paged blocks from a shared pool
+  // How the projections' matrices are stored and read: fp32, or bf16 (half the bytes; the harness rounds the model
+  // to it for the engine and the reference alike, and the GEMM widens each weight to fp32 as it loads it).
+  kernels::engine::WeightPrecision weights = kernels::engine::WeightPrecision::fp32;
 
   int gemm_threads() const { return (BM / TM) * (BN / TN); }
 };
 
-// The integer parameters and their values (the schedule is a string: decode_first or prefill_first).
+// The integer parameters and their values (schedule and weights are strings: decode_first or prefill_first; fp32 or
+// bf16, optional).
 const ParamSpace& cuda_engine_space();
-// Every parameter name of the genome, integers then the batching keys.
+// Every parameter name of the genome: integers, weights, then the batching keys.
 const std::vector<std::string>& cuda_engine_param_names();
 jobs::Genome default_cuda_engine_genome();
 

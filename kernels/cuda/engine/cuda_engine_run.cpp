@@ -10,6 +10,7 @@
 #include "kforge/engine/physical_floor.hpp"
 #include "kforge/engine/reference_engine.hpp"
 #include "kforge/engine/serving_verdict.hpp"
+#include "kforge/engine/weight_precision.hpp"
 #include "kforge/kernels/timing.hpp"
 
 namespace kforge::kernels::cuda::engine {
@@ -63,7 +64,13 @@ void CudaEngineBackend::ensure_plan(const EvalContext& ctx) {
   if (plan_) return;
   if (!device_) throw std::logic_error("cuda engine backend: verify()/time() called before a successful load()");
   const jobs::EngineSpec& e = abi::engine_of(settings_of(ctx), kBackend);
-  if (!weights_) weights_ = abi::load_weights(e.model);
+  // The engine and the reference serve the model rounded to the precision the genome stores (one load per backend;
+  // a later candidate of another precision rounds a fresh copy), as the host engine's backend does.
+  if (!weights_ || weights_->precision != params_.weights) {
+    reference_.reset();
+    weights_ = abi::load_weights(e.model);
+    abi::round_weights(*weights_, params_.weights);
+  }
   if (!reference_) reference_.emplace(e.model, *weights_, 1, 1);  // teacher_forced only: no slots used
   plan_ = std::make_unique<CudaEnginePlan>(*device_, e.model, *weights_, params_, abi::engine_sizes_for(e, policy_));
 }

@@ -22,7 +22,8 @@ std::string render_cuda_engine_source(const CudaEngineParams& p) {
       "; it defines KF_HEAD_DIM, KF_PREPACK and KF_KV_BLOCK (layouts) on NVRTC's command line.\n";
   out += define("BM", p.BM) + define("BN", p.BN) + define("BK", p.BK) + define("TM", p.TM) + define("TN", p.TN) +
          define("SPLIT_K", p.SPLIT_K) + define("ATTN_THREADS", p.ATTN_THREADS) + define("ATTN_TILE", p.ATTN_TILE) +
-         define("NORM_THREADS", p.NORM_THREADS) + define("KDA_STATE_REGS", p.kda_state_regs);
+         define("NORM_THREADS", p.NORM_THREADS) + define("KDA_STATE_REGS", p.kda_state_regs) +
+         define("KF_WEIGHTS_BF16", p.weights == kernels::engine::WeightPrecision::bf16);
   return out + text::engine_common() + text::engine_dense() + text::engine_mixers();
 }
 

@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "bf16.hpp"
+
 namespace kforge::kernels::cuda::engine {
 namespace {
 
@@ -46,13 +48,26 @@ std::uint64_t upload_floats(EngineDevice& device, const float* data, std::size_t
   return at;
 }
 
-DeviceMatrix upload_matrix(EngineDevice& device, const HostMatrix& m, bool prepack, int column) {
-  if (!prepack) return {upload_floats(device, m.rows.data(), m.rows.size()), m.n, m.k, column};
+// A matrix's values as the genome stores them: fp32, or bf16 bits (exact: the harness rounded the model to bf16).
+std::uint64_t upload_stored(EngineDevice& device, const std::vector<float>& values, const CudaEngineParams& p) {
+  if (p.weights == kernels::engine::WeightPrecision::fp32) return upload_floats(device, values.data(), values.size());
+  if (p.weights != kernels::engine::WeightPrecision::bf16)
+    throw std::invalid_argument("cuda engine: weights " + std::string(kernels::engine::precision_name(p.weights)) +
+                                " are not served (fp32, bf16)");
+  std::vector<std::uint16_t> bits(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) bits[i] = float_to_bf16(values[i]);
+  const std::uint64_t at = device.allocate(bits.size() * sizeof(std::uint16_t));
+  device.upload(at, bits.data(), bits.size() * sizeof(std::uint16_t));
+  return at;
+}
+
+DeviceMatrix upload_matrix(EngineDevice& device, const HostMatrix& m, const CudaEngineParams& p, int column) {
+  if (!p.prepack) return {upload_stored(device, m.rows, p), m.n, m.k, column};
   std::vector<float> transposed(m.rows.size());
   for (int r = 0; r < m.n; ++r)
     for (int c = 0; c < m.k; ++c)
       transposed[static_cast<std::size_t>(c) * m.n + r] = m.rows[static_cast<std::size_t>(r) * m.k + c];
-  return {upload_floats(device, transposed.data(), transposed.size()), m.n, m.k, column};
+  return {upload_stored(device, transposed, p), m.n, m.k, column};
 }
 
 // Uploads `parts` as one fused matrix or one each, at consecutive columns of the output row; folds `gamma` first.
@@ -60,11 +75,11 @@ std::vector<DeviceMatrix> upload_group(EngineDevice& device, std::vector<HostMat
                                        const float* gamma, const CudaEngineParams& p) {
   if (gamma != nullptr)
     for (HostMatrix& m : parts) fold(m, gamma);
-  if (fuse) return {upload_matrix(device, concat_rows(parts), p.prepack, 0)};
+  if (fuse) return {upload_matrix(device, concat_rows(parts), p, 0)};
   std::vector<DeviceMatrix> out;
   int column = 0;
   for (const HostMatrix& m : parts) {
-    out.push_back(upload_matrix(device, m, p.prepack, column));
+    out.push_back(upload_matrix(device, m, p, column));
     column += m.n;
   }
   return out;
@@ -92,11 +107,11 @@ DeviceLayer upload_layer(EngineDevice& device, const jobs::ModelSpec& model, con
   }
   for (const HostMatrix& m : in) layer.in_width += m.n;
   layer.in_proj = upload_group(device, std::move(in), p.fuse_qkv, p.fold_norm ? in_gamma : nullptr, p);
-  layer.o = upload_matrix(device, matrix_of(w, at + "self_attn.o_proj.weight", H, model.heads * D), p.prepack, 0);
+  layer.o = upload_matrix(device, matrix_of(w, at + "self_attn.o_proj.weight", H, model.heads * D), p, 0);
   layer.gate_up = upload_group(
       device, {matrix_of(w, at + "mlp.gate_proj.weight", F, H), matrix_of(w, at + "mlp.up_proj.weight", F, H)},
       p.fuse_gate_up, p.fold_norm ? post_gamma : nullptr, p);
-  layer.down = upload_matrix(device, matrix_of(w, at + "mlp.down_proj.weight", H, F), p.prepack, 0);
+  layer.down = upload_matrix(device, matrix_of(w, at + "mlp.down_proj.weight", H, F), p, 0);
   return layer;
 }
 
@@ -115,10 +130,12 @@ DeviceWeights upload_weights(EngineDevice& device, const jobs::ModelSpec& model,
   if (!params.fold_norm) out.final_gamma = upload_floats(device, final_gamma, static_cast<std::size_t>(H));
   HostMatrix head = matrix_of(weights, model.tied_embeddings ? "model.embed_tokens.weight" : "lm_head.weight", V, H);
   if (params.fold_norm) fold(head, final_gamma);
-  // Tied and neither folded nor prepacked: the head is the embedding itself, not a copy.
-  out.head = (model.tied_embeddings && !params.fold_norm && !params.prepack)
+  // Tied, neither folded nor prepacked, and stored in fp32 as the embedding: the head is the embedding itself, not
+  // a copy. (The embedding stays fp32 in every precision: its rows are gathered, one per token, never streamed.)
+  out.head = (model.tied_embeddings && !params.fold_norm && !params.prepack &&
+              params.weights == kernels::engine::WeightPrecision::fp32)
                  ? DeviceMatrix{out.embed, static_cast<int>(V), static_cast<int>(H), 0}
-                 : upload_matrix(device, head, params.prepack, 0);
+                 : upload_matrix(device, head, params, 0);
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include <map>
 
+#include "cuda_engine_source.hpp"
 #include "emulated_backend.hpp"
 #include "kforge/engine/engine_abi.hpp"
 
@@ -94,6 +95,52 @@ TEST(CudaEngineEmulated, KernelVariantsComputeTheSameModel) {
                                                                    {"ATTN_THREADS", 256},
                                                                    {"ATTN_TILE", 128},
                                                                    {"NORM_THREADS", 256}}));
+}
+
+jobs::Genome with_weights(jobs::Genome g, const char* precision) {
+  g.params["weights"] = std::string(precision);
+  return g;
+}
+
+double peak_memory_mb(const TimeResult& t) {
+  for (const auto& m : t.metrics)
+    if (m.name == "peak_memory_mb") return m.value;
+  return -1.0;
+}
+
+// weights: bf16 (docs/engines.md, "Precisions"): the projections stored as bf16 and widened by the GEMM as it loads
+// them reproduce the reference on the same rounded model, on every stored-weight path, in less device memory.
+TEST(CudaEngineEmulated, Bf16WeightsReproduceTheReferenceOnTheRoundedModelInLessMemory) {
+  for (const char* arch : {"llama", "kimi-linear"}) {
+    expect_correct(testing::settings(arch), with_weights(testing::genome_with({}), "bf16"));
+    expect_correct(testing::settings(arch),
+                   with_weights(testing::genome_with({{"prepack", 1}, {"fuse_qkv", 0}, {"SPLIT_K", 2}}), "bf16"));
+  }
+  jobs::EvalSettings untied = testing::settings("llama");
+  untied.engine.model.tied_embeddings = false;
+  expect_correct(untied, with_weights(testing::genome_with({{"fold_norm", 1}}), "bf16"));  // folding: left off
+  const Served fp32 = verify_and_time(testing::settings("llama"), testing::genome_with({}));
+  const Served bf16 = verify_and_time(testing::settings("llama"), with_weights(testing::genome_with({}), "bf16"));
+  EXPECT_LT(peak_memory_mb(bf16.timed), peak_memory_mb(fp32.timed));
+}
+
+// The genome's precision reaches both sides: the bf16 layout read by the fp32 GEMM (the module built without
+// KF_WEIGHTS_BF16) is a wrong result, not a quiet pass.
+TEST(CudaEngineEmulated, Bf16WeightsReadAsFp32AreAWrongResult) {
+  const jobs::Genome g = with_weights(testing::genome_with({}), "bf16");
+  std::string source = render_cuda_engine_source(cuda_engine_params(g));
+  const std::string from = "#define KF_WEIGHTS_BF16 1";
+  ASSERT_NE(source.find(from), std::string::npos);
+  source.replace(source.find(from), from.size(), "#define KF_WEIGHTS_BF16 0");
+  ScratchDir scratch;
+  CudaEngineBackend b = testing::emulated_backend(scratch);
+  const jobs::EvalSettings s = testing::settings("llama");
+  const EvalContext ctx = testing::context(s, scratch, "hopper");
+  const jobs::Candidate c = testing::candidate(g, source);
+  const CompileResult compiled = b.compile(b.render(c), c, ctx);
+  ASSERT_TRUE(compiled.ok) << compiled.log;
+  b.load(compiled);
+  EXPECT_EQ(b.verify(ctx).status, jobs::Status::wrong_result);
 }
 
 TEST(CudaEngineEmulated, ServingFiguresHaveTheirUnitsAndTheOperatorsShareAddsUp) {

@@ -1,6 +1,6 @@
 // The published schema of cuda/engine (kforge/kernels/family_schema.hpp, what `kforge validate` checks a campaign
 // against) agrees with the cuda engine's genome (cuda_engine_params.hpp): the same parameters with the same choices,
-// the schedule's strings, the baselines and the targets.
+// the schedule's and the weights' strings, the baselines and the targets; an unknown precision is named.
 #include <gtest/gtest.h>
 
 #include "arch.hpp"
@@ -20,6 +20,11 @@ TEST(CudaEngineSchema, TheSchemaListsTheGenomesParametersWithTheirChoices) {
       EXPECT_EQ(p.string_choices, (std::vector<std::string>{"decode_first", "prefill_first"}));
       continue;
     }
+    if (p.name == "weights") {  // optional: fp32 when a genome leaves it out
+      EXPECT_EQ(p.string_choices, (std::vector<std::string>{"fp32", "bf16"}));
+      EXPECT_EQ(p.default_string, "fp32");
+      continue;
+    }
     ASSERT_TRUE(space.count(p.name)) << p.name;
     EXPECT_EQ(p.int_choices, space.at(p.name)) << p.name;
   }
@@ -27,6 +32,9 @@ TEST(CudaEngineSchema, TheSchemaListsTheGenomesParametersWithTheirChoices) {
   ASSERT_EQ(s->targets.size(), known_archs().size());
   for (std::size_t i = 0; i < s->targets.size(); ++i) EXPECT_EQ(s->targets[i].name, known_archs()[i].target);
   EXPECT_FALSE(cuda_engine_invalid_reason(default_cuda_engine_genome()));
+  jobs::Genome int8 = default_cuda_engine_genome();
+  int8.params["weights"] = std::string("int8");
+  EXPECT_EQ(cuda_engine_invalid_reason(int8).value_or(""), "parameter weights must be fp32 or bf16");
 }
 
 }  // namespace
