@@ -161,6 +161,66 @@ kf_gemm(const float* __restrict__ A, int lda, const w_t* __restrict__ W, float* 
   }
 }
 
+// kf_gemm's result for the few rows of a decode step (M <= GEMV_ROWS, W not prepacked), where kf_gemm's tiles would
+// compute mostly padding: one warp per output column n streams W's row n in 16-byte vectors (8 bf16 or 4 fp32
+// weights per lane and load), uses each weight for every row of A, and sums its lanes' parts with shuffles. A row of
+// W that is not 16-byte aligned, and the tail of K, are read one weight per lane.
+#define GEMV_MAX_ROWS (GEMV_ROWS > 0 ? GEMV_ROWS : 1)
+#define GEMV_PER (16 / (int)sizeof(w_t))
+__device__ __forceinline__ void unpack_weights(uint4 bits, float* w) {
+  const unsigned u[4] = {bits.x, bits.y, bits.z, bits.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+#if KF_WEIGHTS_BF16
+    w[2 * i] = __uint_as_float(u[i] << 16);  // the lower-addressed bf16 is the low half
+    w[2 * i + 1] = __uint_as_float(u[i] & 0xffff0000u);
+#else
+    w[i] = __uint_as_float(u[i]);
+#endif
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(GEMV_WARPS * 32)
+kf_gemv(const float* __restrict__ A, int lda, const w_t* __restrict__ W, float* C, int ldc, int M, int N, int K,
+        const float* __restrict__ row_scale, int accumulate) {
+  const int lane = threadIdx.x & 31, n = blockIdx.x * GEMV_WARPS + (threadIdx.x >> 5);
+  if (n >= N) return;  // the whole warp leaves: nothing below waits on other warps
+  const w_t* row = W + (long long)n * K;
+  float acc[GEMV_MAX_ROWS];
+#pragma unroll
+  for (int m = 0; m < GEMV_MAX_ROWS; ++m) acc[m] = 0.f;
+  int vectored = 0;
+  if (((unsigned long long)row & 15) == 0) {
+    vectored = K / GEMV_PER * GEMV_PER;
+    for (int k = lane * GEMV_PER; k < vectored; k += 32 * GEMV_PER) {
+      float w[GEMV_PER];
+      unpack_weights(*reinterpret_cast<const uint4*>(row + k), w);
+#pragma unroll
+      for (int m = 0; m < GEMV_MAX_ROWS; ++m)
+        if (m < M) {
+          const float* a = A + (long long)m * lda + k;
+#pragma unroll
+          for (int j = 0; j < GEMV_PER; ++j) acc[m] += a[j] * w[j];
+        }
+    }
+  }
+  for (int k = vectored + lane; k < K; k += 32) {
+    const float w = weight(row[k]);
+#pragma unroll
+    for (int m = 0; m < GEMV_MAX_ROWS; ++m)
+      if (m < M) acc[m] += A[(long long)m * lda + k] * w;
+  }
+#pragma unroll
+  for (int m = 0; m < GEMV_MAX_ROWS; ++m) {
+    const float sum = warp_sum(acc[m]);  // every lane takes part in the shuffles
+    if (m < M && lane == 0) {
+      float* c = C + (long long)m * ldc + n;
+      const float v = sum * (row_scale != 0 ? row_scale[m] : 1.f);
+      *c = accumulate ? *c + v : v;
+    }
+  }
+}
+
 // act = SiLU(gate) * up; gu rows hold [gate (F) | up (F)]. One block per token.
 extern "C" __global__ void __launch_bounds__(NORM_THREADS)
 kf_silu_mul(const float* __restrict__ gu, float* __restrict__ act, int F) {

@@ -35,6 +35,13 @@ LaunchConfig gemm_launch(const CudaEngineParams& p, std::int64_t m, std::int64_t
   return l;
 }
 
+LaunchConfig gemv_launch(const CudaEngineParams& p, std::int64_t n) {
+  LaunchConfig l;
+  l.grid = {blocks_of(n, p.GEMV_WARPS), 1, 1};
+  l.block = {static_cast<unsigned>(p.GEMV_WARPS * 32), 1, 1};
+  return l;
+}
+
 LaunchConfig attention_launch(const CudaEngineParams& p, std::int64_t tokens, std::int64_t heads) {
   LaunchConfig l;
   l.grid = {whole(tokens), whole(heads), 1};
@@ -55,15 +62,19 @@ std::vector<KernelLaunch> engine_launches(const jobs::ModelSpec& model, const Cu
   const std::int64_t widest =
       std::max({(model.heads + 2 * model.kv_heads) * model.head_dim, 4 * model.heads * model.head_dim + model.heads,
                 2 * model.mlp_hidden, model.vocab, H});
-  return {{"kf_embed", rows_launch(p, N)},
-          {"kf_rmsnorm", rows_launch(p, N)},
-          {"kf_gemm", gemm_launch(p, N, widest)},
-          {"kf_rope_cache", rows_launch(p, N)},
-          {"kf_attention", attention_launch(p, N, model.heads)},
-          {"kf_kda", kda_launch(S, model.heads, model.head_dim)},
-          {"kf_silu_mul", rows_launch(p, N)},
-          {"kf_add", elementwise_launch(p, N * H)},
-          {"kf_gather_rows", rows_launch(p, S)}};
+  std::vector<KernelLaunch> out = {{"kf_embed", rows_launch(p, N)},
+                                   {"kf_rmsnorm", rows_launch(p, N)},
+                                   {"kf_gemm", gemm_launch(p, N, widest)},
+                                   {"kf_rope_cache", rows_launch(p, N)},
+                                   {"kf_attention", attention_launch(p, N, model.heads)},
+                                   {"kf_kda", kda_launch(S, model.heads, model.head_dim)},
+                                   {"kf_silu_mul", rows_launch(p, N)},
+                                   {"kf_add", elementwise_launch(p, N * H)},
+                                   {"kf_gather_rows", rows_launch(p, S)}};
+  if (p.GEMV_ROWS > 0) out.push_back({"kf_gemv", gemv_launch(p, widest)});  // then the module must define it
+  if (p.group_attention_for(model.heads, model.kv_heads))
+    out.push_back({"kf_attention_group", attention_launch(p, N, model.kv_heads)});
+  return out;
 }
 
 }  // namespace kforge::kernels::cuda::engine

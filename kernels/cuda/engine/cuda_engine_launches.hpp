@@ -18,6 +18,7 @@ using kernels::engine::EngineSizes;
 LaunchConfig rows_launch(const CudaEngineParams& p, std::int64_t rows);             // one block per row
 LaunchConfig elementwise_launch(const CudaEngineParams& p, std::int64_t elements);  // one thread per element
 LaunchConfig gemm_launch(const CudaEngineParams& p, std::int64_t m, std::int64_t n);
+LaunchConfig gemv_launch(const CudaEngineParams& p, std::int64_t n);  // one warp per output column
 LaunchConfig attention_launch(const CudaEngineParams& p, std::int64_t tokens, std::int64_t heads);
 LaunchConfig kda_launch(std::int64_t sequences, std::int64_t heads, std::int64_t head_dim);
 

@@ -90,6 +90,83 @@ kf_attention(const float* __restrict__ qkv, int ld, float* __restrict__ out, int
   }
 }
 
+// The same attention with K and V read once per grouped-query group (ATTN_GROUP): block (t, g) serves every query
+// head of KV head g for token t. Each tile of GROUP_TILE cached positions is loaded into shared memory by the whole
+// block (consecutive threads, consecutive dimensions), then every head of the group scores it and adds its values
+// with its own online softmax; the kf_attention block per (token, head) read the same keys and values once per head.
+// At most GROUP_MAX heads per group (the plan uses kf_attention beyond). Each thread owns (head, dimension) pairs.
+#define GROUP_MAX 8
+#define GROUP_TILE (4096 / KF_D > 256 ? 256 : 4096 / KF_D < 8 ? 8 : 4096 / KF_D)  /* keys + values: about 32 KiB */
+#define GROUP_PER ((GROUP_MAX * KF_D + ATTN_THREADS - 1) / ATTN_THREADS)
+extern "C" __global__ void __launch_bounds__(ATTN_THREADS)
+kf_attention_group(const float* __restrict__ qkv, int ld, float* __restrict__ out, int heads, int kv_heads,
+                   const int* __restrict__ tok_slot, const int* __restrict__ tok_pos,
+                   const float* __restrict__ k_cache, const float* __restrict__ v_cache, int context,
+                   const int* __restrict__ block_table, int table_width, float scale) {
+  __shared__ float q[GROUP_MAX][KF_D];
+  __shared__ float ks[GROUP_TILE][KF_D + 1];  // +1: a row per thread in the scores falls on its own bank
+  __shared__ float vs[GROUP_TILE][KF_D];
+  __shared__ float p[GROUP_MAX][GROUP_TILE];
+  __shared__ long long rows[GROUP_TILE];
+  __shared__ float m[GROUP_MAX], l[GROUP_MAX], correction[GROUP_MAX];
+  const int t = blockIdx.x, g = blockIdx.y, group = heads / kv_heads, h0 = g * group;
+  const int slot = tok_slot[t], last = tok_pos[t];
+  for (int e = threadIdx.x; e < group * KF_D; e += blockDim.x)
+    q[e / KF_D][e % KF_D] = qkv[(long long)t * ld + (h0 + e / KF_D) * KF_D + e % KF_D] * scale;
+  if (threadIdx.x < group) {
+    m[threadIdx.x] = KF_NEG_BIG;
+    l[threadIdx.x] = 0.f;
+  }
+  float acc[GROUP_PER];
+#pragma unroll
+  for (int j = 0; j < GROUP_PER; ++j) acc[j] = 0.f;
+  for (int s0 = 0; s0 <= last; s0 += GROUP_TILE) {
+    const int n = min(GROUP_TILE, last + 1 - s0);
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+      rows[i] = (cache_row(slot, s0 + i, context, block_table, table_width) * kv_heads + g) * KF_D;
+    __syncthreads();  // rows are written; the previous tile's keys, values and weights are no longer read
+    for (int e = threadIdx.x; e < n * KF_D; e += blockDim.x) {
+      const int i = e / KF_D, d = e % KF_D;
+      ks[i][d] = k_cache[rows[i] + d];
+      vs[i][d] = v_cache[rows[i] + d];
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < group * n; e += blockDim.x) {
+      const int hh = e / n, i = e % n;
+      float dot = 0.f;
+      for (int d = 0; d < KF_D; ++d) dot += q[hh][d] * ks[i][d];
+      p[hh][i] = dot;
+    }
+    __syncthreads();
+    if (threadIdx.x < group) {  // each head's online softmax over the tile: n <= GROUP_TILE steps
+      const int hh = threadIdx.x;
+      float tile_max = KF_NEG_BIG;
+      for (int i = 0; i < n; ++i) tile_max = fmaxf(tile_max, p[hh][i]);
+      const float m_new = fmaxf(m[hh], tile_max);
+      float part = 0.f;
+      for (int i = 0; i < n; ++i) part += (p[hh][i] = expf(p[hh][i] - m_new));
+      correction[hh] = expf(m[hh] - m_new);
+      l[hh] = l[hh] * correction[hh] + part;
+      m[hh] = m_new;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < GROUP_PER; ++j) {
+      const int e = threadIdx.x + j * ATTN_THREADS;
+      if (e >= group * KF_D) continue;
+      const int hh = e / KF_D, d = e % KF_D;
+      float a = acc[j] * correction[hh];
+      for (int i = 0; i < n; ++i) a += p[hh][i] * vs[i][d];
+      acc[j] = a;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < GROUP_PER; ++j) {
+    const int e = threadIdx.x + j * ATTN_THREADS;
+    if (e < group * KF_D) out[((long long)t * heads + h0 + e / KF_D) * KF_D + e % KF_D] = acc[j] / l[e / KF_D];
+  }
+}
+
 // Kimi Delta Attention of one sequence's tokens in this step, for one head (block (sequence, h)): thread j owns
 // column j of the head's D x D state (key rows, value columns), in registers for the whole sequence
 // (KDA_STATE_REGS) or in global memory. state: [slots][heads][D][D] of this layer; a sequence starting at

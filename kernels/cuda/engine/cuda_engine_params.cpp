@@ -1,6 +1,7 @@
 #include "cuda_engine_params.hpp"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 namespace kforge::kernels::cuda::engine {
@@ -12,6 +13,17 @@ std::string join(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
   return out;
+}
+
+// The optional integer genes (the schema's default_value) and their values when a genome leaves them out.
+const std::map<std::string, std::int64_t>& optional_defaults() {
+  static const std::map<std::string, std::int64_t> defaults = [] {
+    std::map<std::string, std::int64_t> out;
+    for (const ParameterSchema& p : find_family_schema("cuda", "engine")->parameters)
+      if (p.default_value) out[p.name] = *p.default_value;
+    return out;
+  }();
+  return defaults;
 }
 
 }  // namespace
@@ -67,7 +79,10 @@ std::optional<std::string> cuda_engine_invalid_reason(const jobs::Genome& g) {
     if (std::find(known.begin(), known.end(), name) == known.end()) unknown.push_back(name);
   if (!unknown.empty())
     return "unknown parameter(s) " + join(unknown) + " for the cuda engine (expected: " + join(known) + ")";
-  if (auto why = outside_space(cuda_engine_space(), g)) return why;
+  ParamSpace required = cuda_engine_space();
+  for (const auto& [name, fallback] : optional_defaults())
+    if (!g.has(name)) required.erase(name);
+  if (auto why = outside_space(required, g)) return why;
   if (!g.has("schedule")) return "the genome lacks parameter schedule";
   const auto* schedule = std::get_if<std::string>(&g.params.at("schedule"));
   if (schedule == nullptr || (*schedule != "decode_first" && *schedule != "prefill_first"))
@@ -97,6 +112,12 @@ CudaEngineParams cuda_engine_params(const jobs::Genome& g) {
   p.ATTN_THREADS = i("ATTN_THREADS");
   p.ATTN_TILE = i("ATTN_TILE");
   p.NORM_THREADS = i("NORM_THREADS");
+  const auto optional = [&](const char* name) {
+    return g.has(name) ? i(name) : static_cast<int>(optional_defaults().at(name));
+  };
+  p.GEMV_ROWS = optional("GEMV_ROWS");
+  p.GEMV_WARPS = optional("GEMV_WARPS");
+  p.ATTN_GROUP = optional("ATTN_GROUP") == 1;
   p.kda_state_regs = i("kda_state_regs") == 1;
   p.fuse_qkv = i("fuse_qkv") == 1;
   p.fuse_gate_up = i("fuse_gate_up") == 1;

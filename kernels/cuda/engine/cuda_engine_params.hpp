@@ -16,9 +16,13 @@ struct CudaEngineParams {
   // The projections' fp32 GEMM (kf_gemm): a BM x BN tile of C per block, BK-deep slices of A and W through shared
   // memory, TM x TN outputs per thread, K split over SPLIT_K blocks that add into C atomically.
   int BM = 32, BN = 64, BK = 16, TM = 2, TN = 4, SPLIT_K = 1;
-  int ATTN_THREADS = 128;       // threads per (token, head) of kf_attention
-  int ATTN_TILE = 64;           // cache positions scored per pass of the online softmax
-  int NORM_THREADS = 128;       // threads per row of kf_rmsnorm, kf_embed, kf_silu_mul
+  int ATTN_THREADS = 128;   // threads per (token, head) of kf_attention
+  int ATTN_TILE = 64;       // cache positions scored per pass of the online softmax
+  bool ATTN_GROUP = false;  // kf_attention_group: a block per (token, KV head) for all its query heads
+  int NORM_THREADS = 128;   // threads per row of kf_rmsnorm, kf_embed, kf_silu_mul
+  // kf_gemv: projections of at most GEMV_ROWS rows (decode steps) as one warp per output streaming its weight row,
+  // GEMV_WARPS warps per block; 0 = every projection through kf_gemm. Only for weights as stored (not prepacked).
+  int GEMV_ROWS = 0, GEMV_WARPS = 4;
   bool kda_state_regs = false;  // KDA: each thread's state column in registers for a whole sequence
   bool fuse_qkv = true, fuse_gate_up = true, fold_norm = false, residual_epilogue = true, prepack = false;
   int kv_block = 0;  // 0 = one contiguous KV region per slot; 16, 32, 64 = paged blocks from a shared pool
@@ -27,6 +31,11 @@ struct CudaEngineParams {
   kernels::engine::WeightPrecision weights = kernels::engine::WeightPrecision::fp32;
 
   int gemm_threads() const { return (BM / TM) * (BN / TN); }
+  bool gemv_for(int rows) const { return rows <= GEMV_ROWS && !prepack; }
+  // kf_attention_group serves groups of at most 8 query heads per KV head (its GROUP_MAX).
+  bool group_attention_for(std::int64_t heads, std::int64_t kv_heads) const {
+    return ATTN_GROUP && kv_heads > 0 && heads / kv_heads <= 8;
+  }
 };
 
 // The integer parameters and their values (schedule and weights are strings: decode_first or prefill_first; fp32 or

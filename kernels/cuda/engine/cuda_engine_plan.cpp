@@ -104,7 +104,10 @@ struct CudaEnginePlan::Impl {
         .i32(c.k)
         .pointer(c.row_scale)
         .i32(c.accumulate ? 1 : 0);
-    device.launch("kf_gemm", gemm_launch(p, c.m, c.n), args);
+    if (p.gemv_for(c.m))
+      device.launch("kf_gemv", gemv_launch(p, c.n), args);  // the same arguments, the same result
+    else
+      device.launch("kf_gemm", gemm_launch(p, c.m, c.n), args);
   }
 
   void op_done(int op) { marks.emplace_back(op, device.mark()); }
@@ -196,7 +199,10 @@ struct CudaEnginePlan::Impl {
           .pointer(block_table)
           .i32(static_cast<int>(blocks.table_width()))
           .f32(attn_scale);
-      device.launch("kf_attention", attention_launch(p, N, model.heads), attn);
+      if (p.group_attention_for(model.heads, model.kv_heads))
+        device.launch("kf_attention_group", attention_launch(p, N, model.kv_heads), attn);  // the same arguments
+      else
+        device.launch("kf_attention", attention_launch(p, N, model.heads), attn);
       op_done(kAttention);
     } else {
       KernelArgs kda;

@@ -16,6 +16,19 @@ FamilySchema cuda_engine() {
                   int_choice("ATTN_TILE", {32, 64, 128}),
                   int_choice("NORM_THREADS", {32, 64, 128, 256}),
                   int_choice("kda_state_regs", {0, 1})};
+  // kf_gemv for the projections of decode steps (at most GEMV_ROWS rows; 0: never), GEMV_WARPS warps per block:
+  // optional, so that genomes written before them keep their meaning (0 and 4 when left out).
+  ParameterSchema gemv_rows = int_choice("GEMV_ROWS", {0, 1, 2, 4, 8});
+  gemv_rows.default_value = 0;
+  s.parameters.push_back(std::move(gemv_rows));
+  // kf_attention_group (one block per token and KV head, K and V read once for the group's query heads): optional,
+  // 0 when left out.
+  ParameterSchema attn_group = int_choice("ATTN_GROUP", {0, 1});
+  attn_group.default_value = 0;
+  s.parameters.push_back(std::move(attn_group));
+  ParameterSchema gemv_warps = int_choice("GEMV_WARPS", {2, 4, 8});
+  gemv_warps.default_value = 4;
+  s.parameters.push_back(std::move(gemv_warps));
   for (const char* flag : {"fuse_qkv", "fuse_gate_up", "fold_norm", "residual_epilogue", "prepack"})
     s.parameters.push_back(int_choice(flag, {0, 1}));
   s.parameters.push_back(int_choice("kv_block", {0, 16, 32, 64}));

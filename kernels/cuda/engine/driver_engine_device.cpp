@@ -21,6 +21,11 @@ DriverEngineDevice::DriverEngineDevice(std::unique_ptr<DeviceSession> session, c
     }
     kernels_.emplace(n, f);
   }
+  for (std::string_view name : kOptionalEngineKernels) {  // launched only by genomes that use them (the compile
+    CUfunction f = nullptr;                               // stage required them then)
+    const std::string n(name);
+    if (api_.cuModuleGetFunction(&f, module_, n.c_str()) == CUDA_SUCCESS) kernels_.emplace(n, f);
+  }
 }
 
 DriverEngineDevice::~DriverEngineDevice() {

@@ -113,4 +113,7 @@ inline unsigned pack_bf16x2(float high, float low) {
 struct float2 {
   float x, y;
 };
+struct uint4 {
+  unsigned x, y, z, w;
+};
 inline float2 make_float2(float x, float y) { return {x, y}; }

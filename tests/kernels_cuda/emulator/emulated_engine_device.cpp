@@ -8,11 +8,17 @@
 namespace kforge::kernels::cuda::engine {
 
 namespace {
-std::vector<std::string> engine_kernel_names() { return {kEngineKernels.begin(), kEngineKernels.end()}; }
+// Every required kernel, and each optional one the source defines (as the driver finds what the module has).
+std::vector<std::string> engine_kernel_names(const std::string& source) {
+  std::vector<std::string> names(kEngineKernels.begin(), kEngineKernels.end());
+  for (std::string_view k : kOptionalEngineKernels)
+    if (source.find(std::string(k) + "(") != std::string::npos) names.emplace_back(k);
+  return names;
+}
 }  // namespace
 
 EmulatedEngineDevice::EmulatedEngineDevice(const ModuleImage& image, const std::filesystem::path& work_dir)
-    : module_(image.source, image.defines, engine_kernel_names(), work_dir) {}
+    : module_(image.source, image.defines, engine_kernel_names(image.source), work_dir) {}
 
 std::uint64_t EmulatedEngineDevice::allocate(std::size_t bytes) {
   buffers_.emplace_back(new std::byte[bytes == 0 ? 1 : bytes]);

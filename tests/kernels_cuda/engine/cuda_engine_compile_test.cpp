@@ -1,7 +1,7 @@
 // The cuda engine's compile stage without a GPU: NVRTC compiles the module for sm_90a and sm_100a with every value
-// of every parameter, ptxas's figures of all nine kernels reach the log and the record, and what cannot run is
-// refused before any GPU time with the kernel named: a genome outside the space, a module missing a kernel, a
-// kernel whose registers spill, a malformed module.
+// of every parameter, ptxas's figures of all nine kernels (and of the optional ones the genome uses) reach the log and
+// the record, and what cannot run is refused before any GPU time with the kernel named: a genome outside the space,
+// a module missing a kernel, a kernel whose registers spill, a malformed module.
 #include <gtest/gtest.h>
 
 #include "cuda_engine_source.hpp"
@@ -91,6 +91,34 @@ TEST(CudaEngineCompile, AModuleWithoutAKernelIsACompileErrorNamingTheKernel) {
   const CompileResult r = compile(b, testing::candidate(g, source), s, scratch, "hopper");
   EXPECT_EQ(r.status, jobs::Status::compile_error);
   EXPECT_NE(r.log.find("no figures for the kernel kf_silu_mul"), std::string::npos) << r.log;
+}
+
+// kf_gemv and kf_attention_group are the genome's to use: a module without them (an agent's, written for the nine
+// kernels) is complete while the genome does not launch them, and a compile_error naming the missing one once it
+// does; then that kernel's figures are in the log.
+TEST(CudaEngineCompile, AnOptionalKernelIsRequiredExactlyWhenTheGenomeLaunchesIt) {
+  ScratchDir scratch;
+  CudaEngineBackend b = testing::gpu_backend(scratch);
+  const jobs::EvalSettings s = testing::settings("llama");
+  for (const auto& [gene, kernel] : {std::pair{"GEMV_ROWS", "kf_gemv"}, {"ATTN_GROUP", "kf_attention_group"}}) {
+    for (const std::int64_t value : {0, 1}) {
+      const jobs::Genome g = testing::genome_with({{gene, value}});
+      const std::string rendered = render_cuda_engine_source(cuda_engine_params(g));
+      std::string without = rendered;
+      const std::string name = std::string(kernel) + "(";
+      without.replace(without.find(name), name.size(), std::string(kernel) + "_gone(");
+      const CompileResult r = compile(b, testing::candidate(g, without), s, scratch, "hopper");
+      if (value == 0) {
+        EXPECT_TRUE(r.ok) << kernel << "\n" << r.log;
+        continue;
+      }
+      EXPECT_EQ(r.status, jobs::Status::compile_error) << kernel;
+      EXPECT_NE(r.log.find("no figures for the kernel " + std::string(kernel)), std::string::npos) << r.log;
+      const CompileResult with = compile(b, testing::candidate(g, rendered), s, scratch, "blackwell");
+      ASSERT_TRUE(with.ok) << with.log;
+      EXPECT_NE(with.log.find("[kforge] sm_100a " + std::string(kernel) + ":"), std::string::npos) << with.log;
+    }
+  }
 }
 
 TEST(CudaEngineCompile, AMalformedModuleIsACompileErrorQuotingNvrtc) {

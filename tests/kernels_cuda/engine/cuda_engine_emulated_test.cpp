@@ -143,6 +143,77 @@ TEST(CudaEngineEmulated, Bf16WeightsReadAsFp32AreAWrongResult) {
   EXPECT_EQ(b.verify(ctx).status, jobs::Status::wrong_result);
 }
 
+// kf_gemv (GEMV_ROWS, GEMV_WARPS): the decode steps' projections, one warp per output, give kf_gemm's results on
+// every path it takes: fp32 and bf16 rows in 16-byte vectors, rows that are not 16-byte aligned and the tail of K
+// (mlp_hidden 90: down_proj's rows of 90 weights), the folded norm's row scale, the residual added by the GEMM.
+TEST(CudaEngineEmulated, GemvForDecodeStepsComputesTheSameModel) {
+  for (const char* arch : {"llama", "kimi-linear"}) {
+    expect_correct(testing::settings(arch), testing::genome_with({{"GEMV_ROWS", 8}, {"GEMV_WARPS", 2}}));
+    expect_correct(testing::settings(arch),
+                   with_weights(testing::genome_with({{"GEMV_ROWS", 2}, {"GEMV_WARPS", 8}, {"fuse_qkv", 0}}), "bf16"));
+  }
+  jobs::EvalSettings ragged = testing::settings("llama");
+  ragged.engine.model.mlp_hidden = 90;
+  expect_correct(ragged, testing::genome_with({{"GEMV_ROWS", 4}, {"fold_norm", 1}, {"residual_epilogue", 1}}));
+  expect_correct(ragged, with_weights(testing::genome_with({{"GEMV_ROWS", 4}, {"residual_epilogue", 0}}), "bf16"));
+}
+
+// The plan really launches kf_gemv for decode steps, and only when the genome asks: the same wrong kf_gemv is a
+// wrong result with GEMV_ROWS 8 and harmless with GEMV_ROWS 0 (never launched).
+TEST(CudaEngineEmulated, AWrongGemvIsCaughtWhereTheGenomeUsesIt) {
+  for (const std::int64_t rows : {8, 0}) {
+    const jobs::Genome g = testing::genome_with({{"GEMV_ROWS", rows}});
+    std::string source = render_cuda_engine_source(cuda_engine_params(g));
+    const std::string from = "acc[m] += a[j] * w[j];";
+    ASSERT_NE(source.find(from), std::string::npos);
+    source.replace(source.find(from), from.size(), "acc[m] += a[j] * w[j] * 1.001f;");
+    ScratchDir scratch;
+    CudaEngineBackend b = testing::emulated_backend(scratch);
+    const jobs::EvalSettings s = testing::settings("llama");
+    const EvalContext ctx = testing::context(s, scratch, "hopper");
+    const jobs::Candidate c = testing::candidate(g, source);
+    const CompileResult compiled = b.compile(b.render(c), c, ctx);
+    ASSERT_TRUE(compiled.ok) << compiled.log;
+    b.load(compiled);
+    EXPECT_EQ(b.verify(ctx).status, rows > 0 ? jobs::Status::wrong_result : jobs::Status::ok) << "GEMV_ROWS " << rows;
+  }
+}
+
+// kf_attention_group (ATTN_GROUP): K and V read once per grouped-query group give kf_attention's results, over the
+// contiguous and the paged cache, with tiles shorter than the trace's 73 positions (head_dim 32: 128 positions
+// per tile; head_dim 16: 256), and in kimi-linear's attention layers.
+TEST(CudaEngineEmulated, GroupedAttentionComputesTheSameModel) {
+  for (const char* arch : {"llama", "kimi-linear"}) {
+    expect_correct(testing::settings(arch), testing::genome_with({{"ATTN_GROUP", 1}}));
+    expect_correct(testing::settings(arch),
+                   testing::genome_with({{"ATTN_GROUP", 1}, {"kv_block", 16}, {"ATTN_THREADS", 32}}));
+  }
+  jobs::EvalSettings wide = testing::settings("llama");
+  wide.engine.model.head_dim = 32;
+  expect_correct(wide, testing::genome_with({{"ATTN_GROUP", 1}, {"ATTN_THREADS", 256}, {"GEMV_ROWS", 4}}));
+}
+
+// The grouped kernel is launched exactly where the genome asks for it: a wrong one is caught with ATTN_GROUP 1 and
+// never launched with 0.
+TEST(CudaEngineEmulated, AWrongGroupedAttentionIsCaughtWhereTheGenomeUsesIt) {
+  for (const std::int64_t group : {1, 0}) {
+    const jobs::Genome g = testing::genome_with({{"ATTN_GROUP", group}});
+    std::string source = render_cuda_engine_source(cuda_engine_params(g));
+    const std::string from = "vs[i][d] = v_cache[rows[i] + d];";
+    ASSERT_NE(source.find(from), std::string::npos);
+    source.replace(source.find(from), from.size(), "vs[i][d] = v_cache[rows[0] + d];");  // every position's value 0
+    ScratchDir scratch;
+    CudaEngineBackend b = testing::emulated_backend(scratch);
+    const jobs::EvalSettings s = testing::settings("llama");
+    const EvalContext ctx = testing::context(s, scratch, "hopper");
+    const jobs::Candidate c = testing::candidate(g, source);
+    const CompileResult compiled = b.compile(b.render(c), c, ctx);
+    ASSERT_TRUE(compiled.ok) << compiled.log;
+    b.load(compiled);
+    EXPECT_EQ(b.verify(ctx).status, group ? jobs::Status::wrong_result : jobs::Status::ok) << "ATTN_GROUP " << group;
+  }
+}
+
 TEST(CudaEngineEmulated, ServingFiguresHaveTheirUnitsAndTheOperatorsShareAddsUp) {
   const Served r = verify_and_time(testing::settings("kimi-linear"), testing::genome_with({}));
   ASSERT_EQ(r.timed.status, jobs::Status::ok) << r.timed.evidence;

@@ -86,12 +86,16 @@ TEST_F(CudaEngineGpu, EveryLaunchPlanChoiceAndKernelVariantVerifies) {
   expect_verifies_serves_and_has_baselines("kimi-linear", other, target_);
 }
 
-TEST_F(CudaEngineGpu, Bf16WeightsVerifyAndServe) {
+TEST_F(CudaEngineGpu, Bf16WeightsGemvAndGroupedAttentionVerifyAndServe) {
   jobs::Genome g = t::genome_with({});
   g.params["weights"] = std::string("bf16");
   expect_verifies_serves_and_has_baselines("llama", g, target_);
   g.params["prepack"] = std::int64_t{1};
   expect_verifies_serves_and_has_baselines("kimi-linear", g, target_);
+  g.params["prepack"] = std::int64_t{0};
+  g.params["GEMV_ROWS"] = std::int64_t{8};
+  g.params["ATTN_GROUP"] = std::int64_t{1};
+  expect_verifies_serves_and_has_baselines("llama", g, target_);
 }
 
 class CudaEngineGpuCheats : public ::testing::TestWithParam<t::HostileModule> {};
