@@ -106,6 +106,8 @@ TEST(KdaTensorCoreTemplateOnTheEmulator, EachMutationIsAWrongResult) {
       {"Kr read untransposed", mutated(source, "mma_tile<true>(acc, Kr", "mma_tile<false>(acc, Kr")},
       {"the second n8 half's B fragment", mutated(source, "mma_bf16(acc[1], a, b + 2)", "mma_bf16(acc[1], a, b)")},
       {"A rows of the wrong half", mutated(source, "m0 + lane % 16", "m0 + lane % 8")},
+      {"A and B below the diagonal tiles left out", mutated(source, "if (n0 < m0) {", "if (n0 < 0) {")},
+      {"e^{-G} k without its decay", mutated(source, "float_to_bf16(kk * __expf(-G))", "float_to_bf16(kk)")},
       {"no forward substitution", mutated(source, "acc -= Af[i * CHUNK + j]", "acc -= 0.f * Af[i * CHUNK + j]")},
       {"a stage read before it landed", mutated(source, "cp_async_wait<STAGES - 1>()", "cp_async_wait<STAGES>()")},
       {"single-token sequences skipped", mutated(source, "if (t0 + i < T) o[", "if (t0 + i < T && T > 1) o[")},

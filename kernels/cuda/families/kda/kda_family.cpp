@@ -20,12 +20,12 @@ std::int64_t shared_bytes(std::int64_t chunk, std::int64_t bv, std::int64_t stag
   return stages * stage + work + 4 * (D * bv + 2 * chunk * chunk + 2 * chunk * bv + D);
 }
 
-// kda_tc_source.cpp's: STAGES bf16 stages; fp32 S, A, W, O and G_last; bf16 operands S, q, k (twice), B and delta
-// with rows padded by 8.
+// kda_tc_source.cpp's: STAGES bf16 stages; fp32 S, A, W, O and G_last; bf16 operands S, q, k (three ways), B and
+// delta with rows padded by 8.
 std::int64_t tc_shared_bytes(std::int64_t chunk, std::int64_t bv, std::int64_t stages) {
   const std::int64_t stage = 4 * (chunk * D + chunk) + 2 * (2 * chunk * D + chunk * bv);
   const std::int64_t fp32 = 4 * (D * bv + chunk * chunk + 2 * chunk * bv + D);
-  const std::int64_t operands = 2 * (D * (bv + 8) + 3 * chunk * (D + 8) + chunk * (chunk + 8) + chunk * (bv + 8));
+  const std::int64_t operands = 2 * (D * (bv + 8) + 4 * chunk * (D + 8) + chunk * (chunk + 8) + chunk * (bv + 8));
   return stages * stage + fp32 + operands;
 }
 

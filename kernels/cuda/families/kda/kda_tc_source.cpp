@@ -1,11 +1,12 @@
 // The KDA forward template of kda_bf16_tc, the tensor-core contract (kda_family.hpp): the chunked algorithm of
-// kda_source.cpp with the chunk's four products on mma.sync.m16n8k16 (bf16 operands, fp32 accumulation), as FLA's
+// kda_source.cpp with the chunk's products on mma.sync.m16n8k16 (bf16 operands, fp32 accumulation), as FLA's
 // chunk_kda runs them:
+//   A = (e^G k)(e^{-G} k)^T, B = (e^G q)(e^{-G} k)^T  [CHUNK x D] x [D x CHUNK], below the diagonal tiles
 //   U = (e^G k) S0 and O = (e^G q) S0            [CHUNK x D] x [D x BV], S0 the state before the chunk, as bf16
 //   o = O + B delta                              [CHUNK x CHUNK] x [CHUNK x BV], delta as bf16
 //   S = Diag(e^{G_C}) S0 + (k e^{G_C - G})^T delta  [D x CHUNK] x [CHUNK x BV]
-// The state itself stays fp32 (only its bf16 copy feeds the products); the cumulative gate, the intra-chunk
-// matrices A and B (every exponent G_i - G_j <= 0, taken per element) and the forward substitution are fp32 SIMT.
+// The state itself stays fp32 (only its bf16 copy feeds the products); the cumulative gate, the decayed operands,
+// the diagonal 16 x 16 tiles of A and B and the forward substitution are fp32 SIMT.
 // Operands are bf16 in shared memory with rows padded by 8 halves (the 8 rows an ldmatrix reads fall on different
 // banks); every 16 x 16 output tile is one warp's, tiles dealt round-robin over the warps.
 // Inputs and outputs as kda_bf16's: q, k, v, beta bf16, g fp32, o bf16, the final state fp32; D = 128.
@@ -62,9 +63,9 @@ __device__ __forceinline__ void mma_bf16(float c[4], const unsigned a[4], const 
 __device__ __forceinline__ float widen(bf16_t x) { return __uint_as_float((unsigned)x << 16); }
 
 // One warp's 16 x 16 tile of X Y over k = 0 .. K-1 (K a multiple of 16) into acc[2][4] (the two 16 x 8 halves, in
-// mma's C layout). Y is [k][n] row-major from (k 0, column n0); X is [m][k] row-major from (row m0, k 0), or with
-// X_T its transpose stored [k][m] (from k 0, column m0).
-template <bool X_T>
+// mma's C layout). X is [m][k] row-major from (row m0, k 0), or with X_T its transpose stored [k][m] (from k 0,
+// column m0); Y is [k][n] row-major from (k 0, column n0), or with Y_T its transpose stored [n][k] (from row n0).
+template <bool X_T, bool Y_T = false>
 __device__ __forceinline__ void mma_tile(float acc[2][4], const bf16_t* X, int ldx, int m0, const bf16_t* Y, int ldy,
                                          int n0, int K, int lane) {
 #pragma unroll 2
@@ -74,7 +75,10 @@ __device__ __forceinline__ void mma_tile(float acc[2][4], const bf16_t* X, int l
       ldmatrix_x4_trans(a, X + (k0 + lane % 8 + (lane / 16) * 8) * ldx + m0 + ((lane / 8) % 2) * 8);
     else
       ldmatrix_x4(a, X + (m0 + lane % 16) * ldx + k0 + (lane / 16) * 8);
-    ldmatrix_x4_trans(b, Y + (k0 + lane % 8 + ((lane / 8) % 2) * 8) * ldy + n0 + (lane / 16) * 8);
+    if (Y_T)
+      ldmatrix_x4(b, Y + (n0 + lane % 8 + (lane / 16) * 8) * ldy + k0 + ((lane / 8) % 2) * 8);
+    else
+      ldmatrix_x4_trans(b, Y + (k0 + lane % 8 + ((lane / 8) % 2) * 8) * ldy + n0 + (lane / 16) * 8);
     mma_bf16(acc[0], a, b);
     mma_bf16(acc[1], a, b + 2);
   }
@@ -129,7 +133,8 @@ kforge_kda(const bf16_t* __restrict__ q, const bf16_t* __restrict__ k, const bf1
   bf16_t* Qd = Sb + D * BVP;                                         // [CHUNK][DP]: q e^G / sqrt(D)
   bf16_t* Kd = Qd + CHUNK * DP;                                      // [CHUNK][DP]: k e^G
   bf16_t* Kr = Kd + CHUNK * DP;                                      // [CHUNK][DP]: k e^{G_C - G}
-  bf16_t* Bb = Kr + CHUNK * DP;                                      // [CHUNK][CP]: B, zero above the diagonal
+  bf16_t* Ki = Kr + CHUNK * DP;                                      // [CHUNK][DP]: k e^{-G}
+  bf16_t* Bb = Ki + CHUNK * DP;                                      // [CHUNK][CP]: B, zero above the diagonal
   bf16_t* Wb = Bb + CHUNK * CP;                                      // [CHUNK][BVP]: delta
   const int v0 = blockIdx.x * BV, h = blockIdx.y, b = blockIdx.z;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -169,18 +174,32 @@ kforge_kda(const bf16_t* __restrict__ q, const bf16_t* __restrict__ k, const bf1
       Qd[i * DP + c] = float_to_bf16(widen(sq[e]) * scale * decay);
       Kd[i * DP + c] = float_to_bf16(kk * decay);
       Kr[i * DP + c] = float_to_bf16(kk * __expf(G_last[c] - G));
+      Ki[i * DP + c] = float_to_bf16(kk * __expf(-G));
     }
-    for (int p = threadIdx.x; p < CHUNK * CHUNK; p += THREADS) {
-      const int i = p / CHUNK, j = p % CHUNK;
-      float a = 0.f, bq = 0.f;
-      if (j <= i)
-        for (int c = 0; c < D; ++c) {
-          const float kj = widen(sk[j * D + c]) * __expf(sg[i * D + c] - sg[j * D + c]);
-          a += widen(sk[i * D + c]) * kj;
-          bq += widen(sq[i * D + c]) * kj;
-        }
-      Af[p] = j < i ? a * sbeta[i] : 0.f;
-      Bb[i * CP + j] = float_to_bf16(bq * scale);
+    __syncthreads();
+    // 2b. A and B, a 16 x 16 tile per warp: below the diagonal on the tensor cores, A = (e^G k)(e^{-G} k)^T and
+    // B = (e^G q)(e^{-G} k)^T, each exponent G_i - G_j split at the chunk's start (with alpha >= 0.5, the family's gate
+    // range, |G| <= CHUNK ln 2 <= 45: e^{+-G} stays far inside bf16's range); the diagonal tiles in fp32 from the
+    // inputs, as FLA's diagonal sub-chunks: q_i . k_i of unit vectors is a small sum of large terms, which bf16
+    // operands would leave a few percent off, and it scales the whole output of a sequence of one token.
+    for (int tile = warp; tile < (CHUNK / 16) * (CHUNK / 16); tile += WARPS) {
+      const int m0 = (tile / (CHUNK / 16)) * 16, n0 = (tile % (CHUNK / 16)) * 16;
+      float a[2][4] = {}, bq[2][4] = {};
+      if (n0 < m0) {
+        mma_tile<false, true>(a, Kd, DP, m0, Ki, DP, n0, D, lane);
+        mma_tile<false, true>(bq, Qd, DP, m0, Ki, DP, n0, D, lane);
+      }
+      for (int e = 0; e < 8; ++e) {
+        const int i = m0 + tile_row(lane, e), j = n0 + tile_col(lane, e);
+        if (n0 == m0 && j <= i)
+          for (int c = 0; c < D; ++c) {
+            const float kj = widen(sk[j * D + c]) * __expf(sg[i * D + c] - sg[j * D + c]);
+            a[e / 4][e % 4] += widen(sk[i * D + c]) * kj;
+            bq[e / 4][e % 4] += widen(sq[i * D + c]) * kj * scale;
+          }
+        Af[i * CHUNK + j] = j < i ? a[e / 4][e % 4] * sbeta[i] : 0.f;
+        Bb[i * CP + j] = float_to_bf16(j <= i ? bq[e / 4][e % 4] : 0.f);
+      }
     }
     __syncthreads();
     // 3. on the tensor cores: U = Kd S0 and O = Qd S0; the right-hand side beta (v - U).
