@@ -46,10 +46,14 @@ __device__ __forceinline__ float block_max(float v, float* scratch) {
   return warp_max((threadIdx.x & 31) < (blockDim.x >> 5) ? scratch[threadIdx.x & 31] : KF_NEG_BIG);
 }
 
-// The projections' weights: fp32, or bf16 bits widened to fp32 as they are loaded (the genome's weights).
+// The projections' weights: fp32, or bf16 bits widened to fp32 as they are loaded, or int8 whose output's scale
+// (col_scale) multiplies its finished sum (the genome's weights).
 #if KF_WEIGHTS_BF16
 typedef unsigned short w_t;
 __device__ __forceinline__ float weight(w_t w) { return __uint_as_float((unsigned)w << 16); }
+#elif KF_WEIGHTS_INT8
+typedef signed char w_t;
+__device__ __forceinline__ float weight(w_t w) { return (float)w; }
 #else
 typedef float w_t;
 __device__ __forceinline__ float weight(w_t w) { return w; }
@@ -93,14 +97,15 @@ kf_rmsnorm(const float* __restrict__ x, const float* __restrict__ gamma, float* 
   for (int i = threadIdx.x; i < hidden; i += blockDim.x) o[i] = row[i] * r * gamma[i];
 }
 
-// C[m][n] = sum_k A[m][k] W[n][k], times row_scale[m] when given; written, or added to C when accumulate.
+// C[m][n] = sum_k A[m][k] W[n][k], times row_scale[m] and col_scale[n] when given; written, or added to C when
+// accumulate.
 // A: M x K with row stride lda. W: N x K ([out, in], as the model stores it), or K x N with KF_PREPACK (transposed
 // once at init, so a tile's loads run along N); fp32 or bf16 (w_t). A block computes a BM x BN tile of C through BK-deep slices in
 // shared memory, each thread TM x TN outputs strided over the tile (a warp's loads and stores are consecutive).
 // SPLIT_K > 1: blocks split K and add into C atomically; the harness zeroes C first unless it accumulates.
 extern "C" __global__ void __launch_bounds__(GEMM_THREADS)
 kf_gemm(const float* __restrict__ A, int lda, const w_t* __restrict__ W, float* C, int ldc, int M, int N, int K,
-        const float* __restrict__ row_scale, int accumulate) {
+        const float* __restrict__ row_scale, int accumulate, const float* __restrict__ col_scale) {
   __shared__ float As[BK][BM];
   __shared__ float Ws[BK][BN];
   const int tid = threadIdx.x, tn = tid % (BN / TN), tm = tid / (BN / TN);
@@ -152,17 +157,18 @@ kf_gemm(const float* __restrict__ A, int lda, const w_t* __restrict__ W, float* 
       const int n = n0 + tn + j * (BN / TN);
       if (n >= N) continue;
       float* c = C + (long long)m * ldc + n;
+      const float v = acc[i][j] * scale * (col_scale != 0 ? col_scale[n] : 1.f);
 #if SPLIT_K > 1
-      atomicAdd(c, acc[i][j] * scale);
+      atomicAdd(c, v);
 #else
-      *c = accumulate ? *c + acc[i][j] * scale : acc[i][j] * scale;
+      *c = accumulate ? *c + v : v;
 #endif
     }
   }
 }
 
 // kf_gemm's result for the few rows of a decode step (M <= GEMV_ROWS, W not prepacked), where kf_gemm's tiles would
-// compute mostly padding: one warp per output column n streams W's row n in 16-byte vectors (8 bf16 or 4 fp32
+// compute mostly padding: one warp per output column n streams W's row n in 16-byte vectors (16 int8, 8 bf16 or 4 fp32
 // weights per lane and load), uses each weight for every row of A, and sums its lanes' parts with shuffles. A row of
 // W that is not 16-byte aligned, and the tail of K, are read one weight per lane.
 #define GEMV_MAX_ROWS (GEMV_ROWS > 0 ? GEMV_ROWS : 1)
@@ -174,6 +180,9 @@ __device__ __forceinline__ void unpack_weights(uint4 bits, float* w) {
 #if KF_WEIGHTS_BF16
     w[2 * i] = __uint_as_float(u[i] << 16);  // the lower-addressed bf16 is the low half
     w[2 * i + 1] = __uint_as_float(u[i] & 0xffff0000u);
+#elif KF_WEIGHTS_INT8
+#pragma unroll
+    for (int b = 0; b < 4; ++b) w[4 * i + b] = (float)(signed char)((u[i] >> (8 * b)) & 0xffu);
 #else
     w[i] = __uint_as_float(u[i]);
 #endif
@@ -182,7 +191,7 @@ __device__ __forceinline__ void unpack_weights(uint4 bits, float* w) {
 
 extern "C" __global__ void __launch_bounds__(GEMV_WARPS * 32)
 kf_gemv(const float* __restrict__ A, int lda, const w_t* __restrict__ W, float* C, int ldc, int M, int N, int K,
-        const float* __restrict__ row_scale, int accumulate) {
+        const float* __restrict__ row_scale, int accumulate, const float* __restrict__ col_scale) {
   const int lane = threadIdx.x & 31, n = blockIdx.x * GEMV_WARPS + (threadIdx.x >> 5);
   if (n >= N) return;  // the whole warp leaves: nothing below waits on other warps
   const w_t* row = W + (long long)n * K;
@@ -215,7 +224,7 @@ kf_gemv(const float* __restrict__ A, int lda, const w_t* __restrict__ W, float* 
     const float sum = warp_sum(acc[m]);  // every lane takes part in the shuffles
     if (m < M && lane == 0) {
       float* c = C + (long long)m * ldc + n;
-      const float v = sum * (row_scale != 0 ? row_scale[m] : 1.f);
+      const float v = sum * (row_scale != 0 ? row_scale[m] : 1.f) * (col_scale != 0 ? col_scale[n] : 1.f);
       *c = accumulate ? *c + v : v;
     }
   }

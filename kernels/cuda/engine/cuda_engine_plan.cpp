@@ -103,7 +103,8 @@ struct CudaEnginePlan::Impl {
         .i32(c.n)
         .i32(c.k)
         .pointer(c.row_scale)
-        .i32(c.accumulate ? 1 : 0);
+        .i32(c.accumulate ? 1 : 0)
+        .pointer(c.col_scale);  // last: a module written before int8 weights declares one parameter fewer
     if (p.gemv_for(c.m))
       device.launch("kf_gemv", gemv_launch(p, c.n), args);  // the same arguments, the same result
     else
@@ -126,7 +127,7 @@ struct CudaEnginePlan::Impl {
   void project(const std::vector<DeviceMatrix>& group, std::uint64_t a, int lda, std::uint64_t out, int ldc, int rows,
                std::uint64_t row_scale) {
     for (const DeviceMatrix& m : group)
-      gemm({a, m.address, out + floats(m.column), row_scale, lda, ldc, rows, m.n, m.k, false});
+      gemm({a, m.address, out + floats(m.column), row_scale, lda, ldc, rows, m.n, m.k, false, m.scales});
   }
 
   // RMSNorm of `rows` rows of `from`: into `to` with gamma, or (folded) only 1 / rms for the next GEMM's row scale.
@@ -148,11 +149,11 @@ struct CudaEnginePlan::Impl {
   void residual_projection(const DeviceMatrix& m, std::uint64_t in, int ld, int rows) {
     const int H = static_cast<int>(model.hidden);
     if (p.residual_epilogue) {
-      gemm({in, m.address, x, 0, ld, H, rows, m.n, m.k, true});
+      gemm({in, m.address, x, 0, ld, H, rows, m.n, m.k, true, m.scales});
       return;
     }
     zero_for_split_k(tmp, rows, H);
-    gemm({in, m.address, tmp, 0, ld, H, rows, m.n, m.k, false});
+    gemm({in, m.address, tmp, 0, ld, H, rows, m.n, m.k, false, m.scales});
     KernelArgs args;
     args.pointer(x).pointer(tmp).i32(rows * H);
     device.launch("kf_add", elementwise_launch(p, static_cast<std::int64_t>(rows) * H), args);
@@ -265,7 +266,7 @@ StepOutcome CudaEnginePlan::step(std::span<const SeqDesc> seqs, std::span<const 
   const std::uint64_t scale = I.w.final_gamma ? 0 : I.inv_rms;
   const std::uint64_t in = I.norm(I.last, I.w.final_gamma, I.last_normed, S);
   I.zero_for_split_k(I.logits, S, V);
-  I.gemm({in, I.w.head.address, I.logits, scale, H, V, S, I.w.head.n, I.w.head.k, false});
+  I.gemm({in, I.w.head.address, I.logits, scale, H, V, S, I.w.head.n, I.w.head.k, false, I.w.head.scales});
   StepOutcome out;
   out.logits.resize(static_cast<std::size_t>(S) * V);
   d.download(out.logits.data(), I.logits, floats(static_cast<std::int64_t>(S) * V));

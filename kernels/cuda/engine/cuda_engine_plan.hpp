@@ -28,6 +28,7 @@ struct GemmCall {
   std::uint64_t a = 0, w = 0, c = 0, row_scale = 0;
   int lda = 0, ldc = 0, m = 0, n = 0, k = 0;
   bool accumulate = false;
+  std::uint64_t col_scale = 0;  // int8 weights: each output column's scale (0: none)
 };
 // How projections run: the module's kf_gemm by default; the cuBLAS baseline engine supplies its own.
 using GemmFn = std::function<void(const GemmCall&)>;

@@ -148,7 +148,8 @@ std::vector<jobs::Baseline> CudaEngineBackend::time_baselines(const EvalContext&
       CublasGemm cublas;
       CudaEnginePlan plan(*gpu, e.model, weights, module.params_, abi::engine_sizes_for(e, module.policy_),
                           [&](const GemmCall& c) {
-                            if (c.row_scale != 0) throw std::logic_error("cuda engine: cuBLAS has no row scale");
+                            if (c.row_scale != 0 || c.col_scale != 0)
+                              throw std::logic_error("cuda engine: the cuBLAS baseline takes fp32 weights unscaled");
                             cublas.run_fp32_nt(gpu->stream(), c.a, c.lda, c.w, c.c, c.ldc, c.m, c.n, c.k, c.accumulate);
                           });
       served = abi::serve_repeatedly(s, e, module.policy_, [&] { return step_of(plan); });

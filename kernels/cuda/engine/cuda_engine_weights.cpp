@@ -1,5 +1,7 @@
 #include "cuda_engine_weights.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -48,26 +50,52 @@ std::uint64_t upload_floats(EngineDevice& device, const float* data, std::size_t
   return at;
 }
 
-// A matrix's values as the genome stores them: fp32, or bf16 bits (exact: the harness rounded the model to bf16).
-std::uint64_t upload_stored(EngineDevice& device, const std::vector<float>& values, const CudaEngineParams& p) {
-  if (p.weights == kernels::engine::WeightPrecision::fp32) return upload_floats(device, values.data(), values.size());
-  if (p.weights != kernels::engine::WeightPrecision::bf16)
-    throw std::invalid_argument("cuda engine: weights " + std::string(kernels::engine::precision_name(p.weights)) +
-                                " are not served (fp32, bf16)");
-  std::vector<std::uint16_t> bits(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) bits[i] = float_to_bf16(values[i]);
-  const std::uint64_t at = device.allocate(bits.size() * sizeof(std::uint16_t));
-  device.upload(at, bits.data(), bits.size() * sizeof(std::uint16_t));
+template <class T>
+std::uint64_t upload_vector(EngineDevice& device, const std::vector<T>& values) {
+  const std::uint64_t at = device.allocate(values.size() * sizeof(T));
+  device.upload(at, values.data(), values.size() * sizeof(T));
   return at;
 }
 
+// int8: each row (an output) back to its integers and scale. The harness rounded it to q * scale with
+// scale = max|row| / 127 (weight_precision.hpp); the same rule on the rounded row finds that scale again, or one an
+// ulp away, and the same integers: the stored weight is then within an ulp of the harness's.
+void to_int8_row(const float* row, int k, std::int8_t* q, float& scale) {
+  scale = kernels::engine::int8_row_scale({row, static_cast<std::size_t>(k)});
+  for (int c = 0; c < k; ++c)
+    q[c] = static_cast<std::int8_t>(scale == 0.f ? 0.f : std::clamp(std::nearbyint(row[c] / scale), -127.f, 127.f));
+}
+
+// A matrix as the genome stores it: fp32, bf16 bits (exact: the harness rounded the model to bf16), or int8 with a
+// scale per output; [n][k], or [k][n] with prepack.
 DeviceMatrix upload_matrix(EngineDevice& device, const HostMatrix& m, const CudaEngineParams& p, int column) {
-  if (!p.prepack) return {upload_stored(device, m.rows, p), m.n, m.k, column};
-  std::vector<float> transposed(m.rows.size());
+  DeviceMatrix out{0, m.n, m.k, column, 0};
+  const auto at = [&](int r, int c) {
+    return p.prepack ? static_cast<std::size_t>(c) * m.n + r : static_cast<std::size_t>(r) * m.k + c;
+  };
+  if (p.weights == kernels::engine::WeightPrecision::int8) {
+    std::vector<std::int8_t> q(m.rows.size()), row_q(static_cast<std::size_t>(m.k));
+    std::vector<float> scales(static_cast<std::size_t>(m.n));
+    for (int r = 0; r < m.n; ++r) {
+      to_int8_row(m.rows.data() + static_cast<std::size_t>(r) * m.k, m.k, row_q.data(),
+                  scales[static_cast<std::size_t>(r)]);
+      for (int c = 0; c < m.k; ++c) q[at(r, c)] = row_q[static_cast<std::size_t>(c)];
+    }
+    out.address = upload_vector(device, q);
+    out.scales = upload_vector(device, scales);
+    return out;
+  }
+  std::vector<float> values(m.rows.size());
   for (int r = 0; r < m.n; ++r)
-    for (int c = 0; c < m.k; ++c)
-      transposed[static_cast<std::size_t>(c) * m.n + r] = m.rows[static_cast<std::size_t>(r) * m.k + c];
-  return {upload_stored(device, transposed, p), m.n, m.k, column};
+    for (int c = 0; c < m.k; ++c) values[at(r, c)] = m.rows[static_cast<std::size_t>(r) * m.k + c];
+  if (p.weights == kernels::engine::WeightPrecision::fp32) {
+    out.address = upload_vector(device, values);
+    return out;
+  }
+  std::vector<std::uint16_t> bits(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) bits[i] = float_to_bf16(values[i]);
+  out.address = upload_vector(device, bits);
+  return out;
 }
 
 // Uploads `parts` as one fused matrix or one each, at consecutive columns of the output row; folds `gamma` first.
@@ -134,7 +162,7 @@ DeviceWeights upload_weights(EngineDevice& device, const jobs::ModelSpec& model,
   // a copy. (The embedding stays fp32 in every precision: its rows are gathered, one per token, never streamed.)
   out.head = (model.tied_embeddings && !params.fold_norm && !params.prepack &&
               params.weights == kernels::engine::WeightPrecision::fp32)
-                 ? DeviceMatrix{out.embed, static_cast<int>(V), static_cast<int>(H), 0}
+                 ? DeviceMatrix{out.embed, static_cast<int>(V), static_cast<int>(H), 0, 0}
                  : upload_matrix(device, head, params, 0);
   return out;
 }

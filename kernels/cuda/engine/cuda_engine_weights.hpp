@@ -19,6 +19,7 @@ struct DeviceMatrix {
   std::uint64_t address = 0;
   int n = 0, k = 0;
   int column = 0;
+  std::uint64_t scales = 0;  // int8: one fp32 scale per output (weight = q * scale); 0 otherwise
 };
 
 struct DeviceLayer {

@@ -108,25 +108,31 @@ double peak_memory_mb(const TimeResult& t) {
   return -1.0;
 }
 
-// weights: bf16 (docs/engines.md, "Precisions"): the projections stored as bf16 and widened by the GEMM as it loads
-// them reproduce the reference on the same rounded model, on every stored-weight path, in less device memory.
-TEST(CudaEngineEmulated, Bf16WeightsReproduceTheReferenceOnTheRoundedModelInLessMemory) {
-  for (const char* arch : {"llama", "kimi-linear"}) {
-    expect_correct(testing::settings(arch), with_weights(testing::genome_with({}), "bf16"));
-    expect_correct(testing::settings(arch),
-                   with_weights(testing::genome_with({{"prepack", 1}, {"fuse_qkv", 0}, {"SPLIT_K", 2}}), "bf16"));
+// weights: bf16 and int8 (docs/engines.md, "Precisions"): the projections stored as bf16, or as int8 with a scale per
+// output, and widened by the GEMMs as they load them reproduce the reference on the same rounded model, on every
+// stored-weight path (fused or not, prepacked, split-K, kf_gemv, an untied head), in less device memory.
+TEST(CudaEngineEmulated, Bf16AndInt8WeightsReproduceTheReferenceOnTheRoundedModelInLessMemory) {
+  for (const char* precision : {"bf16", "int8"}) {
+    expect_correct(testing::settings("kimi-linear"), with_weights(testing::genome_with({}), precision));
+    expect_correct(testing::settings("llama"),
+                   with_weights(testing::genome_with({{"prepack", 1}, {"fuse_qkv", 0}, {"SPLIT_K", 2}}), precision));
+    expect_correct(testing::settings("llama"), with_weights(testing::genome_with({{"GEMV_ROWS", 8}}), precision));
   }
   jobs::EvalSettings untied = testing::settings("llama");
   untied.engine.model.tied_embeddings = false;
   expect_correct(untied, with_weights(testing::genome_with({{"fold_norm", 1}}), "bf16"));  // folding: left off
-  const Served fp32 = verify_and_time(testing::settings("llama"), testing::genome_with({}));
-  const Served bf16 = verify_and_time(testing::settings("llama"), with_weights(testing::genome_with({}), "bf16"));
-  EXPECT_LT(peak_memory_mb(bf16.timed), peak_memory_mb(fp32.timed));
+  expect_correct(untied, with_weights(testing::genome_with({{"fold_norm", 1}, {"prepack", 1}}), "int8"));
+  std::map<std::string, double> peak;
+  for (const char* precision : {"fp32", "bf16", "int8"})
+    peak[precision] = peak_memory_mb(
+        verify_and_time(testing::settings("llama"), with_weights(testing::genome_with({}), precision)).timed);
+  EXPECT_LT(peak["bf16"], peak["fp32"]);
+  EXPECT_LT(peak["int8"], peak["bf16"]);
 }
 
 // The genome's precision reaches both sides: the bf16 layout read by the fp32 GEMM (the module built without
-// KF_WEIGHTS_BF16) is a wrong result, not a quiet pass.
-TEST(CudaEngineEmulated, Bf16WeightsReadAsFp32AreAWrongResult) {
+// KF_WEIGHTS_BF16) is a wrong result, not a quiet pass; so are int8 weights whose scales the GEMM leaves out.
+TEST(CudaEngineEmulated, AGemmThatMisreadsThePrecisionIsAWrongResult) {
   const jobs::Genome g = with_weights(testing::genome_with({}), "bf16");
   std::string source = render_cuda_engine_source(cuda_engine_params(g));
   const std::string from = "#define KF_WEIGHTS_BF16 1";
@@ -140,6 +146,16 @@ TEST(CudaEngineEmulated, Bf16WeightsReadAsFp32AreAWrongResult) {
   const CompileResult compiled = b.compile(b.render(c), c, ctx);
   ASSERT_TRUE(compiled.ok) << compiled.log;
   b.load(compiled);
+  EXPECT_EQ(b.verify(ctx).status, jobs::Status::wrong_result);
+  const jobs::Genome int8 = with_weights(testing::genome_with({}), "int8");
+  std::string unscaled = render_cuda_engine_source(cuda_engine_params(int8));
+  const std::string scaled = "(col_scale != 0 ? col_scale[n] : 1.f)";
+  ASSERT_NE(unscaled.find(scaled), std::string::npos);
+  unscaled.replace(unscaled.find(scaled), scaled.size(), "1.f");
+  const jobs::Candidate c8 = testing::candidate(int8, unscaled);
+  const CompileResult compiled8 = b.compile(b.render(c8), c8, ctx);
+  ASSERT_TRUE(compiled8.ok) << compiled8.log;
+  b.load(compiled8);
   EXPECT_EQ(b.verify(ctx).status, jobs::Status::wrong_result);
 }
 

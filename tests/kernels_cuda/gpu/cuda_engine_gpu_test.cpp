@@ -86,7 +86,7 @@ TEST_F(CudaEngineGpu, EveryLaunchPlanChoiceAndKernelVariantVerifies) {
   expect_verifies_serves_and_has_baselines("kimi-linear", other, target_);
 }
 
-TEST_F(CudaEngineGpu, Bf16WeightsGemvAndGroupedAttentionVerifyAndServe) {
+TEST_F(CudaEngineGpu, Bf16AndInt8WeightsGemvAndGroupedAttentionVerifyAndServe) {
   jobs::Genome g = t::genome_with({});
   g.params["weights"] = std::string("bf16");
   expect_verifies_serves_and_has_baselines("llama", g, target_);
@@ -96,6 +96,8 @@ TEST_F(CudaEngineGpu, Bf16WeightsGemvAndGroupedAttentionVerifyAndServe) {
   g.params["GEMV_ROWS"] = std::int64_t{8};
   g.params["ATTN_GROUP"] = std::int64_t{1};
   expect_verifies_serves_and_has_baselines("llama", g, target_);
+  g.params["weights"] = std::string("int8");
+  expect_verifies_serves_and_has_baselines("kimi-linear", g, target_);
 }
 
 class CudaEngineGpuCheats : public ::testing::TestWithParam<t::HostileModule> {};
