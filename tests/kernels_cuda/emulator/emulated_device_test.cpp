@@ -45,7 +45,8 @@ TEST(CudaEmulator, AnEmulatedGemmEqualsTheProductOnTheHost) {
     for (float& x : w) x = u(rng);
     const std::uint64_t da = put(d, a), dw = put(d, w), dc = put(d, c);
     KernelArgs args;
-    args.pointer(da).i32(K).pointer(dw).pointer(dc).i32(N).i32(M).i32(N).i32(K).pointer(0).i32(0);
+    args.pointer(da).i32(K).pointer(dw).pointer(dc).i32(N).i32(M).i32(N).i32(K).pointer(0).i32(0).pointer(
+        0);  // no scales
     d.launch("kf_gemm", gemm_launch(p, M, N), args);
     d.download(c.data(), dc, c.size() * sizeof(float));
     for (int m = 0; m < M; ++m)
