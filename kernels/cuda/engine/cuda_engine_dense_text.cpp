@@ -46,14 +46,21 @@ __device__ __forceinline__ float block_max(float v, float* scratch) {
   return warp_max((threadIdx.x & 31) < (blockDim.x >> 5) ? scratch[threadIdx.x & 31] : KF_NEG_BIG);
 }
 
-// The projections' weights: fp32, or bf16 bits widened to fp32 as they are loaded, or int8 whose output's scale
-// (col_scale) multiplies its finished sum (the genome's weights).
+// The projections' weights: fp32, or bf16 bits widened to fp32 as they are loaded, or int8 or fp8 (E4M3) codes whose
+// output's scale (col_scale) multiplies its finished sum (the genome's weights).
 #if KF_WEIGHTS_BF16
 typedef unsigned short w_t;
 __device__ __forceinline__ float weight(w_t w) { return __uint_as_float((unsigned)w << 16); }
 #elif KF_WEIGHTS_INT8
 typedef signed char w_t;
 __device__ __forceinline__ float weight(w_t w) { return (float)w; }
+#elif KF_WEIGHTS_FP8
+typedef unsigned char w_t;  // E4M3: 4 exponent bits of bias 7, 3 mantissa bits, subnormals below 2^-6, no infinity
+__device__ __forceinline__ float weight(w_t w) {
+  const unsigned e = (w >> 3) & 15u, m = w & 7u;
+  const float a = e == 0 ? (float)m * 0.001953125f : __uint_as_float(((e + 120u) << 23) | (m << 20));
+  return (w & 0x80u) ? -a : a;
+}
 #else
 typedef float w_t;
 __device__ __forceinline__ float weight(w_t w) { return w; }
@@ -180,9 +187,9 @@ __device__ __forceinline__ void unpack_weights(uint4 bits, float* w) {
 #if KF_WEIGHTS_BF16
     w[2 * i] = __uint_as_float(u[i] << 16);  // the lower-addressed bf16 is the low half
     w[2 * i + 1] = __uint_as_float(u[i] & 0xffff0000u);
-#elif KF_WEIGHTS_INT8
+#elif KF_WEIGHTS_INT8 || KF_WEIGHTS_FP8
 #pragma unroll
-    for (int b = 0; b < 4; ++b) w[4 * i + b] = (float)(signed char)((u[i] >> (8 * b)) & 0xffu);
+    for (int b = 0; b < 4; ++b) w[4 * i + b] = weight((w_t)((u[i] >> (8 * b)) & 0xffu));
 #else
     w[i] = __uint_as_float(u[i]);
 #endif

@@ -89,8 +89,8 @@ std::optional<std::string> cuda_engine_invalid_reason(const jobs::Genome& g) {
     return "parameter schedule must be decode_first or prefill_first";
   if (g.has("weights")) {  // optional: fp32 when left out
     const auto* weights = std::get_if<std::string>(&g.params.at("weights"));
-    if (weights == nullptr || (*weights != "fp32" && *weights != "bf16" && *weights != "int8"))
-      return "parameter weights must be fp32, bf16 or int8";
+    if (weights == nullptr || (*weights != "fp32" && *weights != "bf16" && *weights != "int8" && *weights != "fp8"))
+      return "parameter weights must be fp32, bf16, int8 or fp8";
   }
   const std::int64_t threads = (g.get_int("BM") / g.get_int("TM")) * (g.get_int("BN") / g.get_int("TN"));
   if (threads < 32 || threads > 1024)

@@ -36,7 +36,7 @@ FamilySchema cuda_engine() {
   s.parameters.push_back(int_choice("prefill_chunk", {16, 32, 64, 128, 256}));
   s.parameters.push_back(string_choice("schedule", {"decode_first", "prefill_first"}));
   // The weights' precision (docs/engines.md, "Precisions", as the host engine's): optional, fp32 when left out.
-  ParameterSchema weights = string_choice("weights", {"fp32", "bf16", "int8"});
+  ParameterSchema weights = string_choice("weights", {"fp32", "bf16", "int8", "fp8"});
   weights.default_string = "fp32";
   s.parameters.push_back(std::move(weights));
   s.baselines = {"reference", "cublas"};

@@ -25,7 +25,8 @@ std::string render_cuda_engine_source(const CudaEngineParams& p) {
          define("NORM_THREADS", p.NORM_THREADS) + define("KDA_STATE_REGS", p.kda_state_regs) +
          define("GEMV_ROWS", p.GEMV_ROWS) + define("GEMV_WARPS", p.GEMV_WARPS) +
          define("KF_WEIGHTS_BF16", p.weights == kernels::engine::WeightPrecision::bf16) +
-         define("KF_WEIGHTS_INT8", p.weights == kernels::engine::WeightPrecision::int8);
+         define("KF_WEIGHTS_INT8", p.weights == kernels::engine::WeightPrecision::int8) +
+         define("KF_WEIGHTS_FP8", p.weights == kernels::engine::WeightPrecision::fp8);
   return out + text::engine_common() + text::engine_dense() + text::engine_mixers();
 }
 

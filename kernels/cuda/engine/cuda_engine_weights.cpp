@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -57,28 +58,33 @@ std::uint64_t upload_vector(EngineDevice& device, const std::vector<T>& values) 
   return at;
 }
 
-// int8: each row (an output) back to its integers and scale. The harness rounded it to q * scale with
-// scale = max|row| / 127 (weight_precision.hpp); the same rule on the rounded row finds that scale again, or one an
-// ulp away, and the same integers: the stored weight is then within an ulp of the harness's.
-void to_int8_row(const float* row, int k, std::int8_t* q, float& scale) {
-  scale = kernels::engine::int8_row_scale({row, static_cast<std::size_t>(k)});
-  for (int c = 0; c < k; ++c)
-    q[c] = static_cast<std::int8_t>(scale == 0.f ? 0.f : std::clamp(std::nearbyint(row[c] / scale), -127.f, 127.f));
+// int8 and fp8: each row (an output) back to its codes and scale. The harness rounded it to code * scale with
+// scale = max|row| / 127 or / 448 (weight_precision.hpp); the same rule on the rounded row finds that scale again, or
+// one an ulp away, and the same codes: the stored weight is then within an ulp of the harness's.
+void to_coded_row(const float* row, int k, bool fp8, std::uint8_t* code, float& scale) {
+  const std::span<const float> values{row, static_cast<std::size_t>(k)};
+  scale = fp8 ? kernels::engine::fp8_row_scale(values) : kernels::engine::int8_row_scale(values);
+  for (int c = 0; c < k; ++c) {
+    const float y = scale == 0.f ? 0.f : row[c] / scale;
+    code[c] = fp8 ? kernels::engine::e4m3_bits(kernels::engine::round_to_e4m3(y))
+                  : static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp(std::nearbyint(y), -127.f, 127.f)));
+  }
 }
 
-// A matrix as the genome stores it: fp32, bf16 bits (exact: the harness rounded the model to bf16), or int8 with a
-// scale per output; [n][k], or [k][n] with prepack.
+// A matrix as the genome stores it: fp32, bf16 bits (exact: the harness rounded the model to bf16), or int8 or E4M3
+// codes with a scale per output; [n][k], or [k][n] with prepack.
 DeviceMatrix upload_matrix(EngineDevice& device, const HostMatrix& m, const CudaEngineParams& p, int column) {
   DeviceMatrix out{0, m.n, m.k, column, 0};
   const auto at = [&](int r, int c) {
     return p.prepack ? static_cast<std::size_t>(c) * m.n + r : static_cast<std::size_t>(r) * m.k + c;
   };
-  if (p.weights == kernels::engine::WeightPrecision::int8) {
-    std::vector<std::int8_t> q(m.rows.size()), row_q(static_cast<std::size_t>(m.k));
+  const bool fp8 = p.weights == kernels::engine::WeightPrecision::fp8;
+  if (fp8 || p.weights == kernels::engine::WeightPrecision::int8) {
+    std::vector<std::uint8_t> q(m.rows.size()), row_q(static_cast<std::size_t>(m.k));
     std::vector<float> scales(static_cast<std::size_t>(m.n));
     for (int r = 0; r < m.n; ++r) {
-      to_int8_row(m.rows.data() + static_cast<std::size_t>(r) * m.k, m.k, row_q.data(),
-                  scales[static_cast<std::size_t>(r)]);
+      to_coded_row(m.rows.data() + static_cast<std::size_t>(r) * m.k, m.k, fp8, row_q.data(),
+                   scales[static_cast<std::size_t>(r)]);
       for (int c = 0; c < m.k; ++c) q[at(r, c)] = row_q[static_cast<std::size_t>(c)];
     }
     out.address = upload_vector(device, q);

@@ -145,6 +145,9 @@ EngineTemplateParams engine_params_from_genome(const jobs::Genome& genome) {
   p.schedule = *schedule;
   p.kda = kda_params(genome, p.kda);
   p.weights = weights_from_genome(genome);
+  if (p.weights == WeightPrecision::fp8)  // E4M3 decoding is the cuda engine's (docs/engines.md, "The cuda engine")
+    throw std::invalid_argument(
+        "engine host template: weights fp8 are served by the cuda engine only (fp32, bf16, int8)");
   if (genome.has("prefetch")) p.prefetch = choice(genome, "prefetch", {0, 256, 1024, 4096});
   p.fold_norm = p.fold_norm && p.weights == WeightPrecision::fp32;  // folding would round gamma x W
   return p;

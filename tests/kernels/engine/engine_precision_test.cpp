@@ -51,6 +51,31 @@ TEST(WeightPrecision, Int8RowsKeepTheirLargestValueAndStayWithinHalfAScale) {
   EXPECT_EQ(zeros, std::vector<float>(4, 0.0f));  // scale 0: no division by zero
 }
 
+// E4M3 as OCP defines it: 3 mantissa bits, ties to even, 448 the largest, subnormals of 2^-9 below 2^-6; every value
+// round_to_e4m3 returns has its bits and back; a row keeps its largest value and every element lies within half a
+// quantum of its binade (relative 2^-4 for normals).
+TEST(WeightPrecision, Fp8E4m3RoundsAsOcpDefinesAndRowsKeepTheirLargestValue) {
+  EXPECT_EQ(round_to_e4m3(1.0f + 1.0f / 16), 1.0f);            // a tie between 1 and 1.125: to the even mantissa
+  EXPECT_EQ(round_to_e4m3(1.0f + 3.0f / 16), 1.25f);           // a tie between 1.125 and 1.25: to even (1.25)
+  EXPECT_EQ(round_to_e4m3(1.0f + 1.0f / 16 + 1e-3f), 1.125f);  // above the tie: up
+  EXPECT_EQ(round_to_e4m3(500.0f), 448.0f);                    // clamped to the largest
+  EXPECT_EQ(round_to_e4m3(-3.0f * std::ldexp(1.0f, -9)), -3.0f * std::ldexp(1.0f, -9));  // a subnormal
+  EXPECT_EQ(round_to_e4m3(std::ldexp(1.0f, -11)), 0.0f);  // below half the smallest subnormal
+  EXPECT_EQ(e4m3_bits(448.0f), 0x7e);
+  EXPECT_EQ(e4m3_bits(-1.0f), 0xb8);
+  EXPECT_EQ(e4m3_bits(std::ldexp(1.0f, -9)), 0x01);
+  for (int b = 0; b < 256; ++b) {
+    if ((b & 0x7f) == 0x7f) continue;  // NaN
+    EXPECT_EQ(e4m3_bits(e4m3_value(static_cast<std::uint8_t>(b))), b) << b;
+    EXPECT_EQ(round_to_e4m3(e4m3_value(static_cast<std::uint8_t>(b))), e4m3_value(static_cast<std::uint8_t>(b))) << b;
+  }
+  std::vector<float> row = {0.5f, -2.54f, 0.0101f, 1.0f, -0.0099f, 2.0f};
+  const std::vector<float> before = row;
+  round_row_to_fp8(row);
+  EXPECT_NEAR(row[1], -2.54f, 2.54f * 1e-6f);
+  for (std::size_t i = 0; i < row.size(); ++i) EXPECT_LE(std::abs(row[i] - before[i]), std::abs(before[i]) / 16) << i;
+}
+
 TEST(WeightPrecision, RoundingTouchesTheMatricesOnlyAndOnlyOnce) {
   const auto m = small_model("llama", false);
   const Weights original = random_weights(m);
@@ -154,7 +179,15 @@ TEST(EnginePrecision, TheBackendServesTheDeclaredPrecisionOnEveryCoreAndRefusesA
     backend->render(fp16);
     ADD_FAILURE() << "weights=fp16 rendered";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("weights \"fp16\" must be fp32, bf16 or int8"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("weights \"fp16\" must be fp32, bf16, int8 or fp8"), std::string::npos)
+        << e.what();
+  }
+  const jobs::Candidate fp8 = testing::engine_candidate(with_weights(testing::engine_genome(), "fp8"));
+  try {
+    backend->render(fp8);
+    ADD_FAILURE() << "weights=fp8 rendered by the host engine";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("fp8 are served by the cuda engine only"), std::string::npos) << e.what();
   }
 }
 

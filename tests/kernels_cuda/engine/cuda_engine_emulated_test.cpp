@@ -108,11 +108,12 @@ double peak_memory_mb(const TimeResult& t) {
   return -1.0;
 }
 
-// weights: bf16 and int8 (docs/engines.md, "Precisions"): the projections stored as bf16, or as int8 with a scale per
-// output, and widened by the GEMMs as they load them reproduce the reference on the same rounded model, on every
-// stored-weight path (fused or not, prepacked, split-K, kf_gemv, an untied head), in less device memory.
-TEST(CudaEngineEmulated, Bf16AndInt8WeightsReproduceTheReferenceOnTheRoundedModelInLessMemory) {
-  for (const char* precision : {"bf16", "int8"}) {
+// weights: bf16, int8 and fp8 (docs/engines.md, "Precisions"): the projections stored as bf16, or as int8 or E4M3
+// codes with a scale per output, and widened by the GEMMs as they load them reproduce the reference on the same
+// rounded model, on every stored-weight path (fused or not, prepacked, split-K, kf_gemv, an untied head), in less
+// device memory.
+TEST(CudaEngineEmulated, NarrowWeightsReproduceTheReferenceOnTheRoundedModelInLessMemory) {
+  for (const char* precision : {"bf16", "int8", "fp8"}) {
     expect_correct(testing::settings("kimi-linear"), with_weights(testing::genome_with({}), precision));
     expect_correct(testing::settings("llama"),
                    with_weights(testing::genome_with({{"prepack", 1}, {"fuse_qkv", 0}, {"SPLIT_K", 2}}), precision));
@@ -123,15 +124,17 @@ TEST(CudaEngineEmulated, Bf16AndInt8WeightsReproduceTheReferenceOnTheRoundedMode
   expect_correct(untied, with_weights(testing::genome_with({{"fold_norm", 1}}), "bf16"));  // folding: left off
   expect_correct(untied, with_weights(testing::genome_with({{"fold_norm", 1}, {"prepack", 1}}), "int8"));
   std::map<std::string, double> peak;
-  for (const char* precision : {"fp32", "bf16", "int8"})
+  for (const char* precision : {"fp32", "bf16", "int8", "fp8"})
     peak[precision] = peak_memory_mb(
         verify_and_time(testing::settings("llama"), with_weights(testing::genome_with({}), precision)).timed);
   EXPECT_LT(peak["bf16"], peak["fp32"]);
   EXPECT_LT(peak["int8"], peak["bf16"]);
+  EXPECT_EQ(peak["fp8"], peak["int8"]);  // one byte per weight and a scale per output, both
 }
 
 // The genome's precision reaches both sides: the bf16 layout read by the fp32 GEMM (the module built without
-// KF_WEIGHTS_BF16) is a wrong result, not a quiet pass; so are int8 weights whose scales the GEMM leaves out.
+// KF_WEIGHTS_BF16) is a wrong result, not a quiet pass; so are int8 weights whose scales the GEMM leaves out, and
+// fp8 codes decoded as int8.
 TEST(CudaEngineEmulated, AGemmThatMisreadsThePrecisionIsAWrongResult) {
   const jobs::Genome g = with_weights(testing::genome_with({}), "bf16");
   std::string source = render_cuda_engine_source(cuda_engine_params(g));
@@ -156,6 +159,16 @@ TEST(CudaEngineEmulated, AGemmThatMisreadsThePrecisionIsAWrongResult) {
   const CompileResult compiled8 = b.compile(b.render(c8), c8, ctx);
   ASSERT_TRUE(compiled8.ok) << compiled8.log;
   b.load(compiled8);
+  EXPECT_EQ(b.verify(ctx).status, jobs::Status::wrong_result);
+  const jobs::Genome fp8 = with_weights(testing::genome_with({}), "fp8");  // E4M3 codes read as int8
+  std::string as_int8 = render_cuda_engine_source(cuda_engine_params(fp8));
+  const std::string from8 = "#define KF_WEIGHTS_INT8 0\n#define KF_WEIGHTS_FP8 1";
+  ASSERT_NE(as_int8.find(from8), std::string::npos);
+  as_int8.replace(as_int8.find(from8), from8.size(), "#define KF_WEIGHTS_INT8 1\n#define KF_WEIGHTS_FP8 0");
+  const jobs::Candidate cf = testing::candidate(fp8, as_int8);
+  const CompileResult compiled_f = b.compile(b.render(cf), cf, ctx);
+  ASSERT_TRUE(compiled_f.ok) << compiled_f.log;
+  b.load(compiled_f);
   EXPECT_EQ(b.verify(ctx).status, jobs::Status::wrong_result);
 }
 

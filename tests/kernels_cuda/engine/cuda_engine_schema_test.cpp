@@ -21,7 +21,7 @@ TEST(CudaEngineSchema, TheSchemaListsTheGenomesParametersWithTheirChoices) {
       continue;
     }
     if (p.name == "weights") {  // optional: fp32 when a genome leaves it out
-      EXPECT_EQ(p.string_choices, (std::vector<std::string>{"fp32", "bf16", "int8"}));
+      EXPECT_EQ(p.string_choices, (std::vector<std::string>{"fp32", "bf16", "int8", "fp8"}));
       EXPECT_EQ(p.default_string, "fp32");
       continue;
     }
@@ -32,9 +32,9 @@ TEST(CudaEngineSchema, TheSchemaListsTheGenomesParametersWithTheirChoices) {
   ASSERT_EQ(s->targets.size(), known_archs().size());
   for (std::size_t i = 0; i < s->targets.size(); ++i) EXPECT_EQ(s->targets[i].name, known_archs()[i].target);
   EXPECT_FALSE(cuda_engine_invalid_reason(default_cuda_engine_genome()));
-  jobs::Genome fp8 = default_cuda_engine_genome();
-  fp8.params["weights"] = std::string("fp8");
-  EXPECT_EQ(cuda_engine_invalid_reason(fp8).value_or(""), "parameter weights must be fp32, bf16 or int8");
+  jobs::Genome fp16 = default_cuda_engine_genome();
+  fp16.params["weights"] = std::string("fp16");
+  EXPECT_EQ(cuda_engine_invalid_reason(fp16).value_or(""), "parameter weights must be fp32, bf16, int8 or fp8");
 }
 
 }  // namespace

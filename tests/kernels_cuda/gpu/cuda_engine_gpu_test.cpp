@@ -98,6 +98,8 @@ TEST_F(CudaEngineGpu, Bf16AndInt8WeightsGemvAndGroupedAttentionVerifyAndServe) {
   expect_verifies_serves_and_has_baselines("llama", g, target_);
   g.params["weights"] = std::string("int8");
   expect_verifies_serves_and_has_baselines("kimi-linear", g, target_);
+  g.params["weights"] = std::string("fp8");
+  expect_verifies_serves_and_has_baselines("llama", g, target_);
 }
 
 class CudaEngineGpuCheats : public ::testing::TestWithParam<t::HostileModule> {};
