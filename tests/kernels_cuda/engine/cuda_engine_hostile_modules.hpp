@@ -37,12 +37,12 @@ inline HostileModule hostile(std::string name, std::string architecture, std::st
 
 inline std::vector<HostileModule> hostile_modules() {
   std::vector<HostileModule> all;
-  all.push_back(hostile(
-      "ProjectionsOnBf16RoundedWeights", "llama",
-      "Ws[kk][nn] = (n < N && k < k_end) ? weight(W[(long long)n * K + k]) : 0.f;",
-      "{ union { float f; unsigned u; } w; w.f = (n < N && k < k_end) ? weight(W[(long long)n * K + k]) : 0.f;"
-      " w.u &= 0xffff0000u; Ws[kk][nn] = w.f; }",
-      jobs::Status::wrong_result));
+  all.push_back(
+      hostile("ProjectionsOnBf16RoundedWeights", "llama",
+              "Ws[kk][nn] = (n < N && k < k_end) ? weight(W[(long long)n * K + k]) : 0.f;",
+              "{ union { float f; unsigned u; } w; w.f = (n < N && k < k_end) ? weight(W[(long long)n * K + k]) : 0.f;"
+              " w.u &= 0xffff0000u; Ws[kk][nn] = w.f; }",
+              jobs::Status::wrong_result));
   all.push_back(hostile("AKdaStateNotResetForANewRequest", "kimi-linear", "fresh = seq_start[sq] == 0;",
                         "fresh = seq_start[sq] < 0;", jobs::Status::wrong_result));
   // A sliding window of 48: right for every sequence shorter than that, wrong past it (the trace reaches 73).
