@@ -23,22 +23,6 @@ namespace jobs = kforge::jobs;
 
 namespace {
 
-// Every combination of the space's values, in the order of the space's parameters (sorted by name).
-std::vector<jobs::Genome> every_genome(const kc::ParamSpace& space) {
-  std::vector<jobs::Genome> out{jobs::Genome{}};
-  for (const auto& [name, values] : space) {
-    std::vector<jobs::Genome> next;
-    for (const jobs::Genome& g : out)
-      for (std::int64_t v : values) {
-        jobs::Genome h = g;
-        h.params[name] = v;
-        next.push_back(std::move(h));
-      }
-    out = std::move(next);
-  }
-  return out;
-}
-
 struct Tally {
   int ok = 0, resource_reject = 0, compile_error = 0, spilling = 0;
   std::int64_t min_registers = 0, max_registers = 0, max_shared = 0;
@@ -116,7 +100,7 @@ int main(int argc, char** argv) {
     for (std::size_t at; (at = targets_text.find(',')) != std::string::npos; targets_text.erase(0, at + 1))
       if (at > 0) targets.push_back(targets_text.substr(0, at));
     for (const std::string& t : targets) (void)kc::arch_for_target(t);  // an unknown target fails before compiling
-    const auto genomes = every_genome(backend.cuda_family().space());
+    const auto genomes = kc::every_genome(backend.cuda_family().space());
     std::printf("%-10s %-44s %-16s %9s %12s %10s %10s\n", "target", "genome", "status", "registers", "shared_bytes",
                 "spill_bytes", "compile_ms");
     std::map<std::string, Tally> tallies;

@@ -155,6 +155,21 @@ std::optional<std::string> outside_space(const ParamSpace& space, const jobs::Ge
   return std::nullopt;
 }
 
+std::vector<jobs::Genome> every_genome(const ParamSpace& space) {
+  std::vector<jobs::Genome> out{jobs::Genome{}};
+  for (const auto& [name, values] : space) {
+    std::vector<jobs::Genome> next;
+    for (const jobs::Genome& g : out)
+      for (std::int64_t v : values) {
+        jobs::Genome h = g;
+        h.params[name] = v;
+        next.push_back(std::move(h));
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
 std::int64_t problem_value(const Problem& p, const std::string& name) {
   const auto it = p.find(name);
   if (it == p.end()) throw std::invalid_argument("problem size lacks " + name + " (" + problem_text(p) + ")");

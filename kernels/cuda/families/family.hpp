@@ -134,6 +134,8 @@ std::unique_ptr<CudaFamily> make_cuda_family(std::string_view name);
 // Shared by the families: throws std::invalid_argument when the genome lacks a parameter, or has a value
 // outside `space`; returns the reason instead of throwing from invalid_reason().
 std::optional<std::string> outside_space(const ParamSpace& space, const jobs::Genome& g);
+// Every combination of the space's values (the whole space of a family, for sweeps and ptxas figures).
+std::vector<jobs::Genome> every_genome(const ParamSpace& space);
 // The integer parameters of a schema and their choices (a string parameter, the engine's schedule, is not one).
 ParamSpace space_of(const FamilySchema& schema);
 std::int64_t problem_value(const Problem& p, const std::string& name);  // throws when missing

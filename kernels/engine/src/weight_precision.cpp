@@ -48,11 +48,17 @@ float round_to_bf16(float x) {
   return std::bit_cast<float>((bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u);
 }
 
-float int8_row_scale(std::span<const float> row) {
+namespace {
+
+float largest_magnitude(std::span<const float> row) {
   float largest = 0.0f;
   for (float x : row) largest = std::max(largest, std::abs(x));
-  return largest / 127.0f;
+  return largest;
 }
+
+}  // namespace
+
+float int8_row_scale(std::span<const float> row) { return largest_magnitude(row) / 127.0f; }
 
 void round_row_to_int8(std::span<float> row) {
   const float scale = int8_row_scale(row);
@@ -96,11 +102,7 @@ float e4m3_value(std::uint8_t bits) {
   return (bits & 0x80) ? -a : a;
 }
 
-float fp8_row_scale(std::span<const float> row) {
-  float largest = 0.0f;
-  for (float x : row) largest = std::max(largest, std::abs(x));
-  return largest / 448.0f;
-}
+float fp8_row_scale(std::span<const float> row) { return largest_magnitude(row) / 448.0f; }
 
 void round_row_to_fp8(std::span<float> row) {
   const float scale = fp8_row_scale(row);

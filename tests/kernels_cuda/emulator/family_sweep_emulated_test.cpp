@@ -25,19 +25,8 @@ void PrintTo(const SweepPoint& p, std::ostream* out) { *out << p.family << " " <
 std::vector<SweepPoint> every_runnable_genome(const std::string& name) {
   const auto family = make_cuda_family(name);
   const Problem main = family->problem(jobs::EvalSettings{});
-  std::vector<jobs::Genome> genomes{jobs::Genome{}};
-  for (const auto& [parameter, values] : family->space()) {
-    std::vector<jobs::Genome> next;
-    for (const jobs::Genome& g : genomes)
-      for (std::int64_t v : values) {
-        jobs::Genome h = g;
-        h.params[parameter] = v;
-        next.push_back(std::move(h));
-      }
-    genomes = std::move(next);
-  }
   std::vector<SweepPoint> out;
-  for (const jobs::Genome& g : genomes)
+  for (const jobs::Genome& g : every_genome(family->space()))
     if (!family->invalid_reason(g) && !launch_rejection(family->launch(g, main), arch_for_target("hopper")))
       out.push_back({name, g});
   return out;

@@ -132,44 +132,44 @@ TEST(CudaEngineEmulated, NarrowWeightsReproduceTheReferenceOnTheRoundedModelInLe
   EXPECT_EQ(peak["fp8"], peak["int8"]);  // one byte per weight and a scale per output, both
 }
 
-// The genome's precision reaches both sides: the bf16 layout read by the fp32 GEMM (the module built without
-// KF_WEIGHTS_BF16) is a wrong result, not a quiet pass; so are int8 weights whose scales the GEMM leaves out, and
-// fp8 codes decoded as int8.
-TEST(CudaEngineEmulated, AGemmThatMisreadsThePrecisionIsAWrongResult) {
-  const jobs::Genome g = with_weights(testing::genome_with({}), "bf16");
+// The status of verifying genome g's module with `from` replaced by `to`, on llama on the emulation (a hostile or
+// mistaken variant of a kernel the genome renders).
+jobs::Status verified_with_edit(const jobs::Genome& g, const std::string& from, const std::string& to) {
   std::string source = render_cuda_engine_source(cuda_engine_params(g));
-  const std::string from = "#define KF_WEIGHTS_BF16 1";
-  ASSERT_NE(source.find(from), std::string::npos);
-  source.replace(source.find(from), from.size(), "#define KF_WEIGHTS_BF16 0");
+  const auto at = source.find(from);
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "the module has no " << from;
+    return jobs::Status::infra_error;
+  }
+  source.replace(at, from.size(), to);
   ScratchDir scratch;
   CudaEngineBackend b = testing::emulated_backend(scratch);
   const jobs::EvalSettings s = testing::settings("llama");
   const EvalContext ctx = testing::context(s, scratch, "hopper");
   const jobs::Candidate c = testing::candidate(g, source);
   const CompileResult compiled = b.compile(b.render(c), c, ctx);
-  ASSERT_TRUE(compiled.ok) << compiled.log;
+  if (!compiled.ok) {
+    ADD_FAILURE() << compiled.log;
+    return compiled.status;
+  }
   b.load(compiled);
-  EXPECT_EQ(b.verify(ctx).status, jobs::Status::wrong_result);
-  const jobs::Genome int8 = with_weights(testing::genome_with({}), "int8");
-  std::string unscaled = render_cuda_engine_source(cuda_engine_params(int8));
-  const std::string scaled = "(col_scale != 0 ? col_scale[n] : 1.f)";
-  ASSERT_NE(unscaled.find(scaled), std::string::npos);
-  unscaled.replace(unscaled.find(scaled), scaled.size(), "1.f");
-  const jobs::Candidate c8 = testing::candidate(int8, unscaled);
-  const CompileResult compiled8 = b.compile(b.render(c8), c8, ctx);
-  ASSERT_TRUE(compiled8.ok) << compiled8.log;
-  b.load(compiled8);
-  EXPECT_EQ(b.verify(ctx).status, jobs::Status::wrong_result);
-  const jobs::Genome fp8 = with_weights(testing::genome_with({}), "fp8");  // E4M3 codes read as int8
-  std::string as_int8 = render_cuda_engine_source(cuda_engine_params(fp8));
-  const std::string from8 = "#define KF_WEIGHTS_INT8 0\n#define KF_WEIGHTS_FP8 1";
-  ASSERT_NE(as_int8.find(from8), std::string::npos);
-  as_int8.replace(as_int8.find(from8), from8.size(), "#define KF_WEIGHTS_INT8 1\n#define KF_WEIGHTS_FP8 0");
-  const jobs::Candidate cf = testing::candidate(fp8, as_int8);
-  const CompileResult compiled_f = b.compile(b.render(cf), cf, ctx);
-  ASSERT_TRUE(compiled_f.ok) << compiled_f.log;
-  b.load(compiled_f);
-  EXPECT_EQ(b.verify(ctx).status, jobs::Status::wrong_result);
+  return b.verify(ctx).status;
+}
+
+// The genome's precision reaches both sides: the bf16 layout read by the fp32 GEMM (the module built without
+// KF_WEIGHTS_BF16) is a wrong result, not a quiet pass; so are int8 weights whose scales the GEMM leaves out, and
+// fp8 codes decoded as int8.
+TEST(CudaEngineEmulated, AGemmThatMisreadsThePrecisionIsAWrongResult) {
+  EXPECT_EQ(verified_with_edit(with_weights(testing::genome_with({}), "bf16"), "#define KF_WEIGHTS_BF16 1",
+                               "#define KF_WEIGHTS_BF16 0"),
+            jobs::Status::wrong_result);
+  EXPECT_EQ(verified_with_edit(with_weights(testing::genome_with({}), "int8"), "(col_scale != 0 ? col_scale[n] : 1.f)",
+                               "1.f"),
+            jobs::Status::wrong_result);
+  EXPECT_EQ(verified_with_edit(with_weights(testing::genome_with({}), "fp8"),
+                               "#define KF_WEIGHTS_INT8 0\n#define KF_WEIGHTS_FP8 1",
+                               "#define KF_WEIGHTS_INT8 1\n#define KF_WEIGHTS_FP8 0"),
+            jobs::Status::wrong_result);
 }
 
 // kf_gemv (GEMV_ROWS, GEMV_WARPS): the decode steps' projections, one warp per output, give kf_gemm's results on
@@ -190,22 +190,11 @@ TEST(CudaEngineEmulated, GemvForDecodeStepsComputesTheSameModel) {
 // The plan really launches kf_gemv for decode steps, and only when the genome asks: the same wrong kf_gemv is a
 // wrong result with GEMV_ROWS 8 and harmless with GEMV_ROWS 0 (never launched).
 TEST(CudaEngineEmulated, AWrongGemvIsCaughtWhereTheGenomeUsesIt) {
-  for (const std::int64_t rows : {8, 0}) {
-    const jobs::Genome g = testing::genome_with({{"GEMV_ROWS", rows}});
-    std::string source = render_cuda_engine_source(cuda_engine_params(g));
-    const std::string from = "acc[m] += a[j] * w[j];";
-    ASSERT_NE(source.find(from), std::string::npos);
-    source.replace(source.find(from), from.size(), "acc[m] += a[j] * w[j] * 1.001f;");
-    ScratchDir scratch;
-    CudaEngineBackend b = testing::emulated_backend(scratch);
-    const jobs::EvalSettings s = testing::settings("llama");
-    const EvalContext ctx = testing::context(s, scratch, "hopper");
-    const jobs::Candidate c = testing::candidate(g, source);
-    const CompileResult compiled = b.compile(b.render(c), c, ctx);
-    ASSERT_TRUE(compiled.ok) << compiled.log;
-    b.load(compiled);
-    EXPECT_EQ(b.verify(ctx).status, rows > 0 ? jobs::Status::wrong_result : jobs::Status::ok) << "GEMV_ROWS " << rows;
-  }
+  for (const std::int64_t rows : {8, 0})
+    EXPECT_EQ(verified_with_edit(testing::genome_with({{"GEMV_ROWS", rows}}), "acc[m] += a[j] * w[j];",
+                                 "acc[m] += a[j] * w[j] * 1.001f;"),
+              rows > 0 ? jobs::Status::wrong_result : jobs::Status::ok)
+        << "GEMV_ROWS " << rows;
 }
 
 // kf_attention_group (ATTN_GROUP): K and V read once per grouped-query group give kf_attention's results, over the
@@ -225,22 +214,11 @@ TEST(CudaEngineEmulated, GroupedAttentionComputesTheSameModel) {
 // The grouped kernel is launched exactly where the genome asks for it: a wrong one is caught with ATTN_GROUP 1 and
 // never launched with 0.
 TEST(CudaEngineEmulated, AWrongGroupedAttentionIsCaughtWhereTheGenomeUsesIt) {
-  for (const std::int64_t group : {1, 0}) {
-    const jobs::Genome g = testing::genome_with({{"ATTN_GROUP", group}});
-    std::string source = render_cuda_engine_source(cuda_engine_params(g));
-    const std::string from = "vs[i][d] = v_cache[rows[i] + d];";
-    ASSERT_NE(source.find(from), std::string::npos);
-    source.replace(source.find(from), from.size(), "vs[i][d] = v_cache[rows[0] + d];");  // every position's value 0
-    ScratchDir scratch;
-    CudaEngineBackend b = testing::emulated_backend(scratch);
-    const jobs::EvalSettings s = testing::settings("llama");
-    const EvalContext ctx = testing::context(s, scratch, "hopper");
-    const jobs::Candidate c = testing::candidate(g, source);
-    const CompileResult compiled = b.compile(b.render(c), c, ctx);
-    ASSERT_TRUE(compiled.ok) << compiled.log;
-    b.load(compiled);
-    EXPECT_EQ(b.verify(ctx).status, group ? jobs::Status::wrong_result : jobs::Status::ok) << "ATTN_GROUP " << group;
-  }
+  for (const std::int64_t group : {1, 0})  // every position's value that of position 0
+    EXPECT_EQ(verified_with_edit(testing::genome_with({{"ATTN_GROUP", group}}), "vs[i][d] = v_cache[rows[i] + d];",
+                                 "vs[i][d] = v_cache[rows[0] + d];"),
+              group ? jobs::Status::wrong_result : jobs::Status::ok)
+        << "ATTN_GROUP " << group;
 }
 
 TEST(CudaEngineEmulated, ServingFiguresHaveTheirUnitsAndTheOperatorsShareAddsUp) {
