@@ -26,6 +26,9 @@ struct CudaEngineParams {
   bool kda_state_regs = false;  // KDA: each thread's state column in registers for a whole sequence
   bool fuse_qkv = true, fuse_gate_up = true, fold_norm = false, residual_epilogue = true, prepack = false;
   int kv_block = 0;  // 0 = one contiguous KV region per slot; 16, 32, 64 = paged blocks from a shared pool
+  // Decode steps (one token per sequence) captured as a CUDA graph on the first step of each batch size and replayed
+  // by the later ones: one launch per step where there were about ten per layer.
+  bool decode_graphs = false;
   // How the projections' matrices are stored and read: fp32, bf16 (half the bytes), or int8 or fp8 (E4M3) with a
   // scale per output (a quarter); the harness rounds the model to it for the engine and the reference alike, and the
   // GEMMs widen each weight to fp32 as they load it (int8, fp8: the output's scale applied once to its sum).

@@ -1,6 +1,7 @@
 #include "cuda_engine_plan.hpp"
 
 #include <cmath>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -48,6 +49,12 @@ struct CudaEnginePlan::Impl {
   std::uint64_t logits = 0, rope_cos = 0, rope_sin = 0, ints = 0, block_table = 0;
   std::vector<std::uint64_t> k_cache, v_cache, state;  // per layer (0 where the layer has none)
   std::vector<std::pair<int, int>> marks;              // (operator, mark) in stream order
+  // decode_graphs: each batch size's decode step as a graph, with the marks its capture recorded.
+  struct DecodeGraph {
+    int graph = 0;
+    std::vector<std::pair<int, int>> marks;
+  };
+  std::map<int, DecodeGraph> decode_graphs;  // by sequences
 
   Impl(EngineDevice& d, const jobs::ModelSpec& m, const abi::Weights& weights, const CudaEngineParams& params,
        const EngineSizes& z, GemmFn g)
@@ -232,6 +239,23 @@ struct CudaEnginePlan::Impl {
     residual_projection(L.down, act, F, N);
     op_done(kMlp);
   }
+
+  // The step's kernels from the embedding to the logits, enqueued (or captured) on the device's stream.
+  void forward(int N, int S) {
+    const int H = static_cast<int>(model.hidden), V = static_cast<int>(model.vocab);
+    KernelArgs embed;
+    embed.pointer(table(StepTable::tokens, N, S)).pointer(w.embed).pointer(x).i32(H);
+    device.launch("kf_embed", rows_launch(p, N), embed);
+    op_done(kEmbed);
+    for (std::size_t l = 0; l < w.layers.size(); ++l) layer(l, N, S);
+    KernelArgs gather;
+    gather.pointer(x).pointer(table(StepTable::last_row, N, S)).pointer(last).i32(H);
+    device.launch("kf_gather_rows", rows_launch(p, S), gather);
+    const std::uint64_t scale = w.final_gamma ? 0 : inv_rms;
+    const std::uint64_t in = norm(last, w.final_gamma, last_normed, S);
+    zero_for_split_k(logits, S, V);
+    gemm({in, w.head.address, logits, scale, H, V, S, w.head.n, w.head.k, false, w.head.scales});
+  }
 };
 
 CudaEnginePlan::CudaEnginePlan(EngineDevice& device, const jobs::ModelSpec& model, const abi::Weights& weights,
@@ -246,7 +270,7 @@ StepOutcome CudaEnginePlan::step(std::span<const SeqDesc> seqs, std::span<const 
   Impl& I = *impl_;
   const StepInts step = step_ints(seqs, tokens, I.model, I.sizes, I.positions, I.blocks);
   const int N = static_cast<int>(tokens.size()), S = static_cast<int>(seqs.size());
-  const int H = static_cast<int>(I.model.hidden), V = static_cast<int>(I.model.vocab);
+  const int V = static_cast<int>(I.model.vocab);
   EngineDevice& d = I.device;
   d.begin_marks();
   I.marks.clear();
@@ -255,18 +279,20 @@ StepOutcome CudaEnginePlan::step(std::span<const SeqDesc> seqs, std::span<const 
   if (step.table_changed)
     d.upload(I.block_table, I.blocks.table().data(), I.blocks.table().size() * sizeof(std::int32_t));
   d.fill(I.logits, 0xFF, floats(static_cast<std::int64_t>(S) * V));  // NaN wherever no kernel writes
-  KernelArgs embed;
-  embed.pointer(I.table(StepTable::tokens, N, S)).pointer(I.w.embed).pointer(I.x).i32(H);
-  d.launch("kf_embed", rows_launch(I.p, N), embed);
-  I.op_done(kEmbed);
-  for (std::size_t l = 0; l < I.w.layers.size(); ++l) I.layer(l, N, S);
-  KernelArgs gather;
-  gather.pointer(I.x).pointer(I.table(StepTable::last_row, N, S)).pointer(I.last).i32(H);
-  d.launch("kf_gather_rows", rows_launch(I.p, S), gather);
-  const std::uint64_t scale = I.w.final_gamma ? 0 : I.inv_rms;
-  const std::uint64_t in = I.norm(I.last, I.w.final_gamma, I.last_normed, S);
-  I.zero_for_split_k(I.logits, S, V);
-  I.gemm({in, I.w.head.address, I.logits, scale, H, V, S, I.w.head.n, I.w.head.k, false, I.w.head.scales});
+  if (I.p.decode_graphs && N == S) {
+    // Every launch of a step depends only on (N, S): its tables are in device memory (ints, block_table).
+    auto graph = I.decode_graphs.find(S);
+    if (graph == I.decode_graphs.end()) {
+      Impl::DecodeGraph g;
+      g.graph = d.capture([&] { I.forward(N, S); });
+      g.marks = std::move(I.marks);
+      graph = I.decode_graphs.emplace(S, std::move(g)).first;
+    }
+    d.replay(graph->second.graph);
+    I.marks = graph->second.marks;
+  } else {
+    I.forward(N, S);
+  }
   StepOutcome out;
   out.logits.resize(static_cast<std::size_t>(S) * V);
   d.download(out.logits.data(), I.logits, floats(static_cast<std::int64_t>(S) * V));

@@ -2,8 +2,9 @@
 // The cuda engine's launch plan (docs/engines.md, "The cuda engine"): the harness's side of a cuda engine. It
 // owns the engine's device memory (weights laid out as the genome chooses: fused, gamma-folded, prepacked; KV
 // caches contiguous or paged; KDA states; activations) and enqueues, for each step, the module's kernels in the
-// model's order on one stream, then reads the logits back. The module's kernels only compute; which kernel runs
-// on which buffers, and what the step returns, is decided here.
+// model's order on one stream (a decode step, with `decode_graphs`, as one graph captured on the first step of
+// its batch size and replayed by the later ones), then reads the logits back. The module's kernels only compute; which
+// kernel runs on which buffers, and what the step returns, is decided here.
 #include <array>
 #include <cstdint>
 #include <functional>

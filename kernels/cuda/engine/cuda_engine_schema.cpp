@@ -32,6 +32,10 @@ FamilySchema cuda_engine() {
   for (const char* flag : {"fuse_qkv", "fuse_gate_up", "fold_norm", "residual_epilogue", "prepack"})
     s.parameters.push_back(int_choice(flag, {0, 1}));
   s.parameters.push_back(int_choice("kv_block", {0, 16, 32, 64}));
+  // Decode steps captured once per batch size as CUDA graphs and replayed: optional, 0 when left out.
+  ParameterSchema graphs = int_choice("decode_graphs", {0, 1});
+  graphs.default_value = 0;
+  s.parameters.push_back(std::move(graphs));
   s.parameters.push_back(int_choice("max_batch", {1, 2, 4, 8, 16}));
   s.parameters.push_back(int_choice("prefill_chunk", {16, 32, 64, 128, 256}));
   s.parameters.push_back(string_choice("schedule", {"decode_first", "prefill_first"}));

@@ -32,6 +32,7 @@ DriverEngineDevice::~DriverEngineDevice() {
   // A step that threw after enqueuing work (a failed launch mid-step) may leave kernels queued on the buffers and
   // events below: they finish before anything is freed. The result is ignored (a faulted context reports its fault).
   api_.cuStreamSynchronize(session_->stream());
+  for (CUgraphExec g : graphs_) api_.cuGraphExecDestroy(g);  // before the module whose kernels they launch
   for (CUevent e : events_) api_.cuEventDestroy(e);
   buffers_.clear();
   api_.cuModuleUnload(module_);
@@ -43,12 +44,20 @@ std::uint64_t DriverEngineDevice::allocate(std::size_t bytes) {
   return buffers_.back().address();
 }
 
+namespace {
+void refuse_in_capture(bool capturing, const char* what) {
+  if (capturing) throw std::logic_error(std::string("cuda engine: ") + what + " inside a graph's capture");
+}
+}  // namespace
+
 void DriverEngineDevice::upload(std::uint64_t to, const void* from, std::size_t bytes) {
+  refuse_in_capture(capturing_, "a copy from the host");
   // Pageable memory: the driver stages it before returning, so `from` may be reused at once; ordered on the stream.
   if (bytes != 0) KFORGE_CU_CHECK(api_.cuMemcpyHtoDAsync(to, from, bytes, session_->stream()));
 }
 
 void DriverEngineDevice::download(void* to, std::uint64_t from, std::size_t bytes) {
+  refuse_in_capture(capturing_, "a copy to the host");
   if (bytes != 0) KFORGE_CU_CHECK(api_.cuMemcpyDtoHAsync(to, from, bytes, session_->stream()));
 }
 
@@ -67,13 +76,48 @@ void DriverEngineDevice::launch(std::string_view name, const LaunchConfig& l, Ke
 }
 
 int DriverEngineDevice::mark() {
-  if (next_mark_ == static_cast<int>(events_.size())) {
+  const auto [number, fresh] = marks_.next(capturing_);
+  if (fresh) {
     CUevent e = nullptr;
     KFORGE_CU_CHECK(api_.cuEventCreate(&e, CU_EVENT_DEFAULT));
     events_.push_back(e);
   }
-  KFORGE_CU_CHECK(api_.cuEventRecord(events_[static_cast<std::size_t>(next_mark_)], session_->stream()));
-  return next_mark_++;
+  const CUevent e = events_[static_cast<std::size_t>(number)];
+  // In a capture, an event record node (EXTERNAL): a plain record there would only order streams, and the graph's
+  // replays would never set the event.
+  if (capturing_)
+    KFORGE_CU_CHECK(api_.cuEventRecordWithFlags(e, session_->stream(), CU_EVENT_RECORD_EXTERNAL));
+  else
+    KFORGE_CU_CHECK(api_.cuEventRecord(e, session_->stream()));
+  return number;
+}
+
+int DriverEngineDevice::capture(const std::function<void()>& enqueue) {
+  refuse_in_capture(capturing_, "a capture");
+  const CUstream stream = session_->stream();
+  // Thread-local: a driver call of another thread of the process cannot invalidate it.
+  KFORGE_CU_CHECK(api_.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+  capturing_ = true;
+  CUgraph graph = nullptr;
+  try {
+    enqueue();
+  } catch (...) {
+    capturing_ = false;
+    if (api_.cuStreamEndCapture(stream, &graph) == CUDA_SUCCESS && graph != nullptr) api_.cuGraphDestroy(graph);
+    throw;
+  }
+  capturing_ = false;
+  KFORGE_CU_CHECK(api_.cuStreamEndCapture(stream, &graph));
+  CUgraphExec exec = nullptr;
+  const CUresult instantiated = api_.cuGraphInstantiateWithFlags(&exec, graph, 0);
+  api_.cuGraphDestroy(graph);  // the executable graph is a copy
+  KFORGE_CU_CHECK(instantiated);
+  graphs_.push_back(exec);
+  return static_cast<int>(graphs_.size()) - 1;
+}
+
+void DriverEngineDevice::replay(int graph) {
+  KFORGE_CU_CHECK(api_.cuGraphLaunch(graphs_.at(static_cast<std::size_t>(graph)), session_->stream()));
 }
 
 double DriverEngineDevice::elapsed_ms(int from, int to) {
@@ -105,6 +149,7 @@ double DriverEngineDevice::copy_bandwidth(std::size_t bytes) {
 void DriverEngineDevice::synchronize() {
   // A kernel that faulted (illegal address, trap) surfaces here with the driver's error name; the sandbox records
   // the child as crashed with this text.
+  refuse_in_capture(capturing_, "a wait for the stream");
   KFORGE_CU_CHECK(api_.cuStreamSynchronize(session_->stream()));
 }
 

@@ -23,9 +23,11 @@ class DriverEngineDevice final : public EngineDevice {
   void download(void* to, std::uint64_t from, std::size_t bytes) override;
   void fill(std::uint64_t to, unsigned char value, std::size_t bytes) override;
   void launch(std::string_view name, const LaunchConfig& l, KernelArgs& args) override;
-  void begin_marks() override { next_mark_ = 0; }
+  void begin_marks() override { marks_.restart(); }
   int mark() override;
   double elapsed_ms(int from, int to) override;
+  int capture(const std::function<void()>& enqueue) override;
+  void replay(int graph) override;
   void synchronize() override;
   double used_memory_mib() override { return static_cast<double>(allocated_) / (1024.0 * 1024.0); }
   double copy_bandwidth(std::size_t bytes) override;
@@ -38,8 +40,10 @@ class DriverEngineDevice final : public EngineDevice {
   CUmodule module_ = nullptr;
   std::map<std::string, CUfunction, std::less<>> kernels_;
   std::vector<DeviceBuffer> buffers_;
-  std::vector<CUevent> events_;  // reused by every step's marks
-  int next_mark_ = 0;
+  std::vector<CUevent> events_;  // by mark number (MarkNumbers)
+  MarkNumbers marks_;
+  std::vector<CUgraphExec> graphs_;
+  bool capturing_ = false;
   std::size_t allocated_ = 0;
 };
 

@@ -61,6 +61,13 @@ void resolve_all(GetProcAddress get, DriverApi& a) {
   KFORGE_RESOLVE(cuEventSynchronize);
   KFORGE_RESOLVE(cuEventElapsedTime);
   KFORGE_RESOLVE(cuLaunchKernel);
+  KFORGE_RESOLVE(cuStreamBeginCapture);
+  KFORGE_RESOLVE(cuStreamEndCapture);
+  KFORGE_RESOLVE(cuEventRecordWithFlags);
+  KFORGE_RESOLVE(cuGraphInstantiateWithFlags);
+  KFORGE_RESOLVE(cuGraphLaunch);
+  KFORGE_RESOLVE(cuGraphExecDestroy);
+  KFORGE_RESOLVE(cuGraphDestroy);
 #undef KFORGE_RESOLVE
 }
 

@@ -55,6 +55,14 @@ struct DriverApi {
   KFORGE_DRIVER_FN(cuEventSynchronize);
   KFORGE_DRIVER_FN(cuEventElapsedTime);
   KFORGE_DRIVER_FN(cuLaunchKernel);
+  // CUDA graphs (the cuda engine's decode steps): stream capture, timing marks inside a graph, replay.
+  KFORGE_DRIVER_FN(cuStreamBeginCapture);
+  KFORGE_DRIVER_FN(cuStreamEndCapture);
+  KFORGE_DRIVER_FN(cuEventRecordWithFlags);
+  KFORGE_DRIVER_FN(cuGraphInstantiateWithFlags);
+  KFORGE_DRIVER_FN(cuGraphLaunch);
+  KFORGE_DRIVER_FN(cuGraphExecDestroy);
+  KFORGE_DRIVER_FN(cuGraphDestroy);
 #undef KFORGE_DRIVER_FN
 };
 

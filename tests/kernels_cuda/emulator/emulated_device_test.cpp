@@ -1,7 +1,8 @@
 // The CPU emulation that stands in for a GPU in the cuda engine's tests is itself checked: a kernel of the engine's
 // module run through it (kf_gemm with partial tiles and split-K's atomics) equals the same product computed on the
 // host, block-wide reductions over warp shuffles see every thread, and threads stuck where no barrier can release
-// them (a barrier in one lane, a shuffle in the others) are an error with the kernel named, not a hang.
+// them (a barrier in one lane, a shuffle in the others) are an error with the kernel named, not a hang; graphs are
+// captured and replayed with a GPU's semantics.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -94,6 +95,52 @@ TEST(CudaEmulator, ThreadsStuckAtABarrierAndAShuffleAreAnErrorNamingTheKernel) {
     EXPECT_NE(std::string(e.what()).find("emulated launch of kf_add"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("different barriers"), std::string::npos) << e.what();
   }
+}
+
+// A graph (decode_graphs) as a GPU runs one: nothing runs while it is captured; each replay runs the launches with
+// the arguments they had then and reads device memory as it is now; its marks keep their numbers.
+TEST(CudaEmulator, AGraphRunsItsLaunchesAsCapturedOnTheMemoryAsItIsWhenReplayed) {
+  ScratchDir scratch;
+  CudaEngineParams p;
+  EmulatedEngineDevice d(image_of(p), scratch.sub("emulated"));
+  std::vector<float> x(8, 1.f), y(8, 2.f);
+  const std::uint64_t dx = put(d, x), dy = put(d, y);
+  int count = 4;
+  int graph_mark = -1;
+  const int graph = d.capture([&] {
+    KernelArgs args;
+    args.pointer(dx).pointer(dy).i32(count);  // x[0..count) += y
+    d.launch("kf_add", elementwise_launch(p, count), args);
+    graph_mark = d.mark();
+  });
+  count = 8;  // a host value changed after the capture: the graph keeps 4
+  d.download(x.data(), dx, 8 * sizeof(float));
+  EXPECT_EQ(x, std::vector<float>(8, 1.f)) << "a launch ran during its capture";
+  d.replay(graph);
+  y.assign(8, 10.f);
+  d.upload(dy, y.data(), 8 * sizeof(float));
+  d.replay(graph);
+  d.download(x.data(), dx, 8 * sizeof(float));
+  EXPECT_EQ(x, (std::vector<float>{13.f, 13.f, 13.f, 13.f, 1.f, 1.f, 1.f, 1.f}));
+  EXPECT_EQ(d.launches(), 2);
+  EXPECT_EQ(d.replays(), 2);
+  d.begin_marks();
+  EXPECT_NE(d.mark(), graph_mark) << "a step's marks reuse only numbers of marks outside graphs";
+}
+
+TEST(CudaEmulator, ACopyToOrFromTheHostInACaptureIsRefusedAndEndsIt) {
+  ScratchDir scratch;
+  CudaEngineParams p;
+  EmulatedEngineDevice d(image_of(p), scratch.sub("emulated"));
+  std::vector<float> x(4, 1.f);
+  const std::uint64_t dx = put(d, x);
+  EXPECT_THROW(d.capture([&] { d.upload(dx, x.data(), sizeof(float)); }), std::logic_error);
+  EXPECT_THROW(d.capture([&] { d.download(x.data(), dx, sizeof(float)); }), std::logic_error);
+  EXPECT_THROW(d.capture([&] { d.synchronize(); }), std::logic_error);
+  EXPECT_EQ(d.graphs(), 0u);
+  d.fill(dx, 0, 4 * sizeof(float));  // out of capture again: runs at once
+  d.download(x.data(), dx, 4 * sizeof(float));
+  EXPECT_EQ(x, std::vector<float>(4, 0.f));
 }
 
 }  // namespace

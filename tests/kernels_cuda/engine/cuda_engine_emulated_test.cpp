@@ -5,11 +5,13 @@
 // architectures, and serve the workload with its figures. What this cannot show: speed, and the driver calls.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "cuda_engine_source.hpp"
 #include "emulated_backend.hpp"
 #include "kforge/engine/engine_abi.hpp"
+#include "kforge/engine/engine_verification.hpp"
 
 namespace kforge::kernels::cuda::engine {
 namespace {
@@ -219,6 +221,44 @@ TEST(CudaEngineEmulated, AWrongGroupedAttentionIsCaughtWhereTheGenomeUsesIt) {
                                  "vs[i][d] = v_cache[rows[0] + d];"),
               group ? jobs::Status::wrong_result : jobs::Status::ok)
         << "ATTN_GROUP " << group;
+}
+
+// decode_graphs: each decode step (one token per sequence) replays the graph its batch size captured, with the
+// step's positions, slots and block tables read from device memory, and computes the same model as launches one by
+// one; the operators' marks recorded in the graph still split the step's time.
+TEST(CudaEngineEmulated, DecodeStepsReplayedAsGraphsComputeTheSameModel) {
+  for (const char* arch : {"llama", "kimi-linear"}) {
+    ScratchDir scratch;
+    const DeviceFactory emulate = emulated_devices(scratch.sub("emulated"));
+    EmulatedEngineDevice* loaded = nullptr;
+    CudaEngineBackend b(CudaBackendOptions{scratch.sub("cache"), 0}, [&](const ModuleImage& image) {
+      std::unique_ptr<EngineDevice> d = emulate(image);
+      if (loaded == nullptr) loaded = dynamic_cast<EmulatedEngineDevice*>(d.get());
+      return d;
+    });
+    const jobs::EvalSettings s = testing::settings(arch);
+    const EvalContext ctx = testing::context(s, scratch, "hopper");
+    const jobs::Candidate c =
+        testing::candidate(testing::genome_with({{"decode_graphs", 1}, {"kv_block", 16}, {"GEMV_ROWS", 2}}));
+    const CompileResult compiled = b.compile(b.render(c), c, ctx);
+    ASSERT_TRUE(compiled.ok) << compiled.log;
+    b.load(compiled);
+    const VerifyResult v = b.verify(ctx);
+    ASSERT_EQ(v.status, jobs::Status::ok) << arch << ": " << v.evidence << " " << v.failed_case;
+    EXPECT_LT(v.max_rel_error, 1e-5);
+    ASSERT_NE(loaded, nullptr);
+    const auto most_sequences = static_cast<std::size_t>(
+        std::max<std::int64_t>(kernels::engine::verification_needs().most_sequences, 2));  // max_batch 2
+    EXPECT_GE(loaded->graphs(), 1u) << arch;
+    EXPECT_LE(loaded->graphs(), most_sequences) << arch << ": one graph per batch size";
+    EXPECT_GT(loaded->replays(), static_cast<std::int64_t>(loaded->graphs()) + 2) << arch << ": graphs replayed";
+    const TimeResult t = b.time(ctx);
+    ASSERT_EQ(t.status, jobs::Status::ok) << t.evidence;
+    double shares = 0.0;
+    for (const auto& m : t.metrics)
+      if (m.name.starts_with("op_share.")) shares += m.value;
+    EXPECT_NEAR(shares, 1.0, 1e-9) << arch;
+  }
 }
 
 TEST(CudaEngineEmulated, ServingFiguresHaveTheirUnitsAndTheOperatorsShareAddsUp) {

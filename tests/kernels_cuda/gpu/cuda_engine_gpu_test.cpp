@@ -102,6 +102,16 @@ TEST_F(CudaEngineGpu, Bf16AndInt8WeightsGemvAndGroupedAttentionVerifyAndServe) {
   expect_verifies_serves_and_has_baselines("llama", g, target_);
 }
 
+// decode_graphs on the driver: stream capture, event record nodes as marks, replays with the step's tables in device
+// memory (the emulation checks the semantics; only a GPU checks the driver calls).
+TEST_F(CudaEngineGpu, DecodeStepsAsGraphsVerifyAndServe) {
+  jobs::Genome g = t::genome_with({{"decode_graphs", 1}, {"GEMV_ROWS", 8}, {"kv_block", 16}});
+  expect_verifies_serves_and_has_baselines("llama", g, target_);
+  g.params["weights"] = std::string("bf16");
+  g.params["ATTN_GROUP"] = std::int64_t{1};
+  expect_verifies_serves_and_has_baselines("kimi-linear", g, target_);
+}
+
 class CudaEngineGpuCheats : public ::testing::TestWithParam<t::HostileModule> {};
 
 TEST_P(CudaEngineGpuCheats, IsCaught) {
