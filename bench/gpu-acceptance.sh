@@ -141,7 +141,7 @@ engine_vs_cublas() {
 # Decode on a 1B-shaped model (engine-cuda-1b.yaml: Llama-3.2-1B's shape, random weights) at concurrency 1 and 8,
 # one generation of two engines (the initial bf16 + kf_gemv one and one drawn): the best engine's output tokens/s,
 # its memory_bandwidth_fraction (the physical limit: the share of the GPU's measured copy bandwidth that its steps'
-# weight bytes took), its genome, and the cuBLAS engine (fp32 weights) of the same run. The double reference checks
+# weight bytes took), its genome, and the cuBLAS engines (fp32 and bf16) of the same run. The double reference checks
 # every candidate on the CPU first: most of the step's time.
 engine_decode_1b() {
   local c report sep=""

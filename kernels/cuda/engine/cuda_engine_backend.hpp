@@ -48,8 +48,9 @@ class CudaEngineBackend final : public Backend {
   void load(const CompileResult& compiled) override;
   VerifyResult verify(const EvalContext& ctx) override;
   TimeResult time(const EvalContext& ctx) override;
-  // "reference": the double reference engine on the node's CPU; "cublas": the default genome's module with every
-  // projection through cublasSgemm (fp32), on the GPU. Both serve the same trace on the same virtual clock.
+  // "reference": the double reference engine on the node's CPU; "cublas" and "cublas_bf16": the default genome's
+  // module with every projection through cuBLAS at fp32 or bf16, on the GPU (cuda_engine_baselines.cpp). All serve
+  // the same trace on the same virtual clock.
   std::vector<jobs::Baseline> time_baselines(const EvalContext& ctx) override;
   bool creates_device_context() const override { return true; }
 
@@ -62,6 +63,9 @@ class CudaEngineBackend final : public Backend {
   CompileResult compile_module(const std::string& source, const jobs::Candidate& c, const EvalContext& ctx,
                                CompileIn where);
   std::filesystem::path cache_root(const EvalContext& ctx) const;
+  // A cuBLAS engine (the default genome's module, its projections through cuBLAS) serving the workload.
+  kernels::engine::ServedRuns serve_cublas(const EvalContext& ctx, const kernels::engine::Weights& model_weights,
+                                           bool bf16);
 
   CudaBackendOptions options_;
   DeviceFactory make_device_;

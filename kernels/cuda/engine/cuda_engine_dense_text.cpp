@@ -255,6 +255,17 @@ kf_add(float* __restrict__ x, const float* __restrict__ y, int n) {
   if (i < n) x[i] += y[i];
 }
 
+// The cuBLAS bf16 baseline's projection inputs (cuda_engine_baselines.cpp; no genome launches it): rows x cols fp32
+// values, row stride ld, as dense bf16 bits rounded to nearest even (NaN stays a quiet NaN), as cvt.rn.bf16.f32 does.
+extern "C" __global__ void __launch_bounds__(NORM_THREADS)
+kf_to_bf16(const float* __restrict__ in, int ld, unsigned short* __restrict__ out, int rows, int cols) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (long long)rows * cols) return;
+  const unsigned u = __float_as_uint(in[(i / cols) * ld + i % cols]);
+  out[i] = (u & 0x7fffffffu) > 0x7f800000u ? (unsigned short)0x7fc0u
+                                           : (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
 // out[s] = x[rows[s]]: the last token's row of each sequence, for the final norm and the LM head.
 extern "C" __global__ void __launch_bounds__(NORM_THREADS)
 kf_gather_rows(const float* __restrict__ x, const int* __restrict__ rows, float* __restrict__ out, int hidden) {

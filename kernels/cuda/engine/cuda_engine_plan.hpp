@@ -56,4 +56,10 @@ class CudaEnginePlan {
   std::unique_ptr<Impl> impl_;
 };
 
+// The plan as the serving loop's step function (the plan outlives it).
+inline kernels::engine::StepFn step_function(CudaEnginePlan& plan) {
+  return
+      [&plan](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) { return plan.step(seqs, tokens); };
+}
+
 }  // namespace kforge::kernels::cuda::engine

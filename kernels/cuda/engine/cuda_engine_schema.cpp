@@ -43,7 +43,7 @@ FamilySchema cuda_engine() {
   ParameterSchema weights = string_choice("weights", {"fp32", "bf16", "int8", "fp8"});
   weights.default_string = "fp32";
   s.parameters.push_back(std::move(weights));
-  s.baselines = {"reference", "cublas"};
+  s.baselines = {"reference", "cublas", "cublas_bf16"};
   s.targets = cuda_targets();
   return s;
 }

@@ -23,8 +23,10 @@ inline constexpr std::array<std::string_view, 9> kEngineKernels = {"kf_embed",  
                                                                    "kf_rope_cache", "kf_attention", "kf_kda",
                                                                    "kf_silu_mul",   "kf_add",       "kf_gather_rows"};
 // Kernels a genome may not use (GEMV_ROWS 0, ATTN_GROUP 0): a module without them is complete; the compile stage
-// requires each one the genome launches (cuda_engine_launches.hpp).
-inline constexpr std::array<std::string_view, 2> kOptionalEngineKernels = {"kf_gemv", "kf_attention_group"};
+// requires each one the genome launches (cuda_engine_launches.hpp). kf_to_bf16 is the cublas_bf16 baseline's, whose
+// module is always the template's.
+inline constexpr std::array<std::string_view, 3> kOptionalEngineKernels = {"kf_gemv", "kf_attention_group",
+                                                                           "kf_to_bf16"};
 
 std::string render_cuda_engine_source(const CudaEngineParams& p);
 

@@ -107,4 +107,16 @@ void CublasGemm::run_fp32_nt(CUstream stream, std::uint64_t a, int lda, std::uin
         "cublasSgemm");
 }
 
+void CublasGemm::run_bf16_nt(CUstream stream, std::uint64_t a, int lda, std::uint64_t w, std::uint64_t c, int ldc,
+                             int M, int N, int K, bool accumulate) {
+  const auto h = static_cast<cublasHandle_t>(handle_);
+  check(api_->set_stream(h, reinterpret_cast<cudaStream_t>(stream)), "cublasSetStream");
+  const float alpha = 1.f, beta = accumulate ? 1.f : 0.f;
+  // As run_fp32_nt: column-major C^T = W A^T, W (column-major K x N) transposed.
+  check(api_->gemm_ex(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, reinterpret_cast<const void*>(w), CUDA_R_16BF, K,
+                      reinterpret_cast<const void*>(a), CUDA_R_16BF, lda, &beta, reinterpret_cast<void*>(c), CUDA_R_32F,
+                      ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+        "cublasGemmEx");
+}
+
 }  // namespace kforge::kernels::cuda

@@ -1,7 +1,7 @@
 #pragma once
 // The "cublas" baselines: the gemm family's (cublasGemmEx with bf16 A and B, fp32 C and fp32 compute) and the
-// cuda engine's projections (cublasSgemm, fp32), on the harness's stream. libcublas is dlopen()ed when a baseline
-// is asked for, so kforge neither links it nor needs it on machines without a GPU.
+// cuda engine's projections (cublasSgemm at fp32, cublasGemmEx at bf16), on the harness's stream. libcublas is
+// dlopen()ed when a baseline is asked for, so kforge neither links it nor needs it on machines without a GPU.
 #include <cstdint>
 
 #include <cuda.h>
@@ -21,6 +21,10 @@ class CublasGemm {
   // The cuda engine's cuBLAS baseline: C (M x N, row stride ldc) = A (M x K, row stride lda) W^T with W (N x K)
   // row-major, all fp32 (cublasSgemm in CUBLAS_DEFAULT_MATH: no TF32), added to C when `accumulate`.
   void run_fp32_nt(CUstream stream, std::uint64_t a, int lda, std::uint64_t w, std::uint64_t c, int ldc, int M, int N,
+                   int K, bool accumulate);
+  // The cuda engine's bf16 cuBLAS baseline: the same product with A and W bf16 (A dense, row stride lda), fp32
+  // accumulation and C (cublasGemmEx, CUBLAS_COMPUTE_32F).
+  void run_bf16_nt(CUstream stream, std::uint64_t a, int lda, std::uint64_t w, std::uint64_t c, int ldc, int M, int N,
                    int K, bool accumulate);
 
  private:

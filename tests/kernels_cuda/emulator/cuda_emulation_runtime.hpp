@@ -299,6 +299,11 @@ inline float __uint_as_float(unsigned bits) {
   std::memcpy(&f, &bits, sizeof f);
   return f;
 }
+inline unsigned __float_as_uint(float f) {
+  unsigned bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return bits;
+}
 using kforge::kernels::cuda::float_to_bf16;  // bf16.hpp, the families' host rounding
 
 #include "cuda_emulation_tensor_ops.hpp"

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 
+#include "bf16.hpp"
 #include "cuda_engine_backend.hpp"
 #include "cuda_engine_launches.hpp"
 #include "cuda_engine_source.hpp"
@@ -95,6 +96,30 @@ TEST(CudaEmulator, ThreadsStuckAtABarrierAndAShuffleAreAnErrorNamingTheKernel) {
     EXPECT_NE(std::string(e.what()).find("emulated launch of kf_add"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("different barriers"), std::string::npos) << e.what();
   }
+}
+
+// kf_to_bf16 (the cublas_bf16 baseline's projection inputs) rounds as the host's float_to_bf16 (cvt.rn.bf16.f32):
+// ties to even, overflow to infinity, NaN quiet; it reads rows at their stride and writes them dense.
+TEST(CudaEmulator, TheBf16ConversionOfTheBaselineRoundsToNearestEven) {
+  ScratchDir scratch;
+  CudaEngineParams p;
+  EmulatedEngineDevice d(image_of(p), scratch.sub("emulated"));
+  const float nan = std::nanf(""), inf = INFINITY;
+  const std::vector<float> values = {1.f, 1.00390625f, 1.01171875f, -1.00390625f, 3.3895e38f, -inf,
+                                     nan, 1e-40f,      0.1f,        -0.f,         65504.f,    1.0f + 1e-7f};
+  const int rows = 3, cols = 4, ld = 5;
+  std::vector<float> in(rows * ld, 7.f);  // the stride's padding must not be read into the output
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) in[r * ld + c] = values[static_cast<std::size_t>(r * cols + c)];
+  const std::uint64_t din = put(d, in), dout = d.allocate(rows * cols * sizeof(std::uint16_t));
+  KernelArgs args;
+  args.pointer(din).i32(ld).pointer(dout).i32(rows).i32(cols);
+  d.launch("kf_to_bf16", elementwise_launch(p, rows * cols), args);
+  std::vector<std::uint16_t> out(rows * cols);
+  d.download(out.data(), dout, out.size() * sizeof(std::uint16_t));
+  for (std::size_t i = 0; i < values.size(); ++i) EXPECT_EQ(out[i], float_to_bf16(values[i])) << "value " << values[i];
+  EXPECT_EQ(out[1], 0x3f80) << "a tie rounds to the even 1.0";
+  EXPECT_EQ(out[2], 0x3f82) << "a tie rounds to the even 1.015625";
 }
 
 // A graph (decode_graphs) as a GPU runs one: nothing runs while it is captured; each replay runs the launches with

@@ -28,7 +28,7 @@ TEST(CudaEngineSchema, TheSchemaListsTheGenomesParametersWithTheirChoices) {
     ASSERT_TRUE(space.count(p.name)) << p.name;
     EXPECT_EQ(p.int_choices, space.at(p.name)) << p.name;
   }
-  EXPECT_EQ(s->baselines, (std::vector<std::string>{"reference", "cublas"}));
+  EXPECT_EQ(s->baselines, (std::vector<std::string>{"reference", "cublas", "cublas_bf16"}));
   ASSERT_EQ(s->targets.size(), known_archs().size());
   for (std::size_t i = 0; i < s->targets.size(); ++i) EXPECT_EQ(s->targets[i].name, known_archs()[i].target);
   EXPECT_FALSE(cuda_engine_invalid_reason(default_cuda_engine_genome()));

@@ -39,7 +39,7 @@ void expect_verifies_serves_and_has_baselines(const std::string& architecture, c
   t::ScratchDir scratch;
   CudaEngineBackend b = t::gpu_backend(scratch);
   jobs::EvalSettings s = t::settings(architecture);
-  s.baselines = {"reference", "cublas"};
+  s.baselines = {"reference", "cublas", "cublas_bf16"};
   const EvalContext ctx = t::context(s, scratch, target);
   const jobs::Candidate c = t::candidate(g);
   const CompileResult compiled = b.compile(b.render(c), c, ctx);
@@ -55,11 +55,11 @@ void expect_verifies_serves_and_has_baselines(const std::string& architecture, c
   EXPECT_GT(m.at("output_tokens_per_s"), 0.0);
   EXPECT_GT(m.at("peak_memory_mb"), 0.0);
   const auto baselines = b.time_baselines(ctx);
-  ASSERT_EQ(baselines.size(), 2u);
+  ASSERT_EQ(baselines.size(), 3u);
   for (const auto& base : baselines) EXPECT_GT(base.time_median_ms, 0.0) << base.name;
-  std::printf("[ figures  ] %s %s: %.1f tokens/s, %.4f ms/token (reference %.4f, cublas %.4f ms/token)\n",
+  std::printf("[ figures  ] %s %s: %.1f tokens/s, %.4f ms/token (reference %.4f, cublas %.4f, cublas_bf16 %.4f)\n",
               architecture.c_str(), target.c_str(), m.at("output_tokens_per_s"), timed.samples_ms.front(),
-              baselines[0].time_median_ms, baselines[1].time_median_ms);
+              baselines[0].time_median_ms, baselines[1].time_median_ms, baselines[2].time_median_ms);
 }
 
 TEST_F(CudaEngineGpu, TheDefaultEngineVerifiesServesAndHasBothBaselines) {
