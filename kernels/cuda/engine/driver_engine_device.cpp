@@ -1,6 +1,8 @@
 #include "driver_engine_device.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <stdexcept>
 
 #include "checked_call.hpp"
@@ -34,6 +36,7 @@ DriverEngineDevice::~DriverEngineDevice() {
   api_.cuStreamSynchronize(session_->stream());
   for (CUgraphExec g : graphs_) api_.cuGraphExecDestroy(g);  // before the module whose kernels they launch
   for (CUevent e : events_) api_.cuEventDestroy(e);
+  if (pinned_ != nullptr) api_.cuMemFreeHost(pinned_);
   buffers_.clear();
   api_.cuModuleUnload(module_);
 }
@@ -56,9 +59,35 @@ void DriverEngineDevice::upload(std::uint64_t to, const void* from, std::size_t 
   if (bytes != 0) KFORGE_CU_CHECK(api_.cuMemcpyHtoDAsync(to, from, bytes, session_->stream()));
 }
 
+bool DriverEngineDevice::stage(std::size_t bytes) {
+  if (pinned_used_ + bytes <= pinned_bytes_) return true;
+  if (pinned_refused_) return false;
+  if (!pending_.empty()) synchronize();  // the staged copies land before their buffer is reused or replaced
+  if (bytes <= pinned_bytes_) return true;
+  if (pinned_ != nullptr) api_.cuMemFreeHost(pinned_);
+  pinned_ = nullptr;
+  pinned_bytes_ = pinned_used_ = 0;
+  const std::size_t want = std::max<std::size_t>(bytes, std::size_t{1} << 20);
+  if (api_.cuMemAllocHost(&pinned_, want) != CUDA_SUCCESS) {  // a node that pins nothing: pageable, slower
+    pinned_ = nullptr;
+    pinned_refused_ = true;
+    return false;
+  }
+  pinned_bytes_ = want;
+  return true;
+}
+
 void DriverEngineDevice::download(void* to, std::uint64_t from, std::size_t bytes) {
   refuse_in_capture(capturing_, "a copy to the host");
-  if (bytes != 0) KFORGE_CU_CHECK(api_.cuMemcpyDtoHAsync(to, from, bytes, session_->stream()));
+  if (bytes == 0) return;
+  if (!stage(bytes)) {
+    KFORGE_CU_CHECK(api_.cuMemcpyDtoHAsync(to, from, bytes, session_->stream()));
+    return;
+  }
+  KFORGE_CU_CHECK(
+      api_.cuMemcpyDtoHAsync(static_cast<std::byte*>(pinned_) + pinned_used_, from, bytes, session_->stream()));
+  pending_.push_back({to, pinned_used_, bytes});
+  pinned_used_ += bytes;
 }
 
 void DriverEngineDevice::fill(std::uint64_t to, unsigned char value, std::size_t bytes) {
@@ -151,6 +180,9 @@ void DriverEngineDevice::synchronize() {
   // the child as crashed with this text.
   refuse_in_capture(capturing_, "a wait for the stream");
   KFORGE_CU_CHECK(api_.cuStreamSynchronize(session_->stream()));
+  for (const PendingDownload& d : pending_) std::memcpy(d.to, static_cast<std::byte*>(pinned_) + d.offset, d.bytes);
+  pending_.clear();
+  pinned_used_ = 0;
 }
 
 }  // namespace kforge::kernels::cuda::engine

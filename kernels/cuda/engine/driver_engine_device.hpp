@@ -44,6 +44,17 @@ class DriverEngineDevice final : public EngineDevice {
   MarkNumbers marks_;
   std::vector<CUgraphExec> graphs_;
   bool capturing_ = false;
+  // Downloads land in page-locked memory, which the copy engine writes at full speed (the driver stages a pageable
+  // destination through its own small buffers at a fraction of it); synchronize() moves them to their destinations.
+  struct PendingDownload {
+    void* to = nullptr;
+    std::size_t offset = 0, bytes = 0;
+  };
+  void* pinned_ = nullptr;  // nullptr: none yet, or the driver refused (downloads then go to `to` directly)
+  std::size_t pinned_bytes_ = 0, pinned_used_ = 0;
+  bool pinned_refused_ = false;
+  std::vector<PendingDownload> pending_;
+  bool stage(std::size_t bytes);  // room for `bytes` more in the page-locked buffer, or false
   std::size_t allocated_ = 0;
 };
 

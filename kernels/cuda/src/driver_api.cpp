@@ -52,6 +52,8 @@ void resolve_all(GetProcAddress get, DriverApi& a) {
   KFORGE_RESOLVE(cuMemcpyHtoDAsync);
   KFORGE_RESOLVE(cuMemcpyDtoDAsync);
   KFORGE_RESOLVE(cuMemsetD8Async);
+  KFORGE_RESOLVE(cuMemAllocHost);
+  KFORGE_RESOLVE(cuMemFreeHost);
   KFORGE_RESOLVE(cuStreamCreate);
   KFORGE_RESOLVE(cuStreamDestroy);
   KFORGE_RESOLVE(cuStreamSynchronize);

@@ -46,6 +46,8 @@ struct DriverApi {
   KFORGE_DRIVER_FN(cuMemcpyHtoDAsync);
   KFORGE_DRIVER_FN(cuMemcpyDtoDAsync);
   KFORGE_DRIVER_FN(cuMemsetD8Async);
+  KFORGE_DRIVER_FN(cuMemAllocHost);  // page-locked staging for the cuda engine's logits
+  KFORGE_DRIVER_FN(cuMemFreeHost);
   KFORGE_DRIVER_FN(cuStreamCreate);
   KFORGE_DRIVER_FN(cuStreamDestroy);
   KFORGE_DRIVER_FN(cuStreamSynchronize);
