@@ -5,6 +5,7 @@
 
 #include "host_data.hpp"
 #include "kforge/kernels/input_classes.hpp"
+#include "ptx_helpers.hpp"
 
 namespace kforge::kernels::cuda {
 namespace {
@@ -90,7 +91,7 @@ std::string GemmFamily::render(const jobs::Genome& g) const {
                                                                                                {"STAGES", p.STAGES},
                                                                                                {"GROUP_M", p.GROUP_M}})
     out += "#define " + std::string(name) + " " + std::to_string(value) + "\n";
-  return out + gemm_kernel_body();
+  return out + ptx_helpers_text() + gemm_kernel_body();
 }
 
 Problem GemmFamily::problem(const jobs::EvalSettings& settings) const {

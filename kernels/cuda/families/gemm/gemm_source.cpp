@@ -1,9 +1,8 @@
 // The gemm kernel template: C (fp32, M x N) = A (bf16, M x K) * B (bf16, K x N), all row-major, fp32
 // accumulation on the tensor cores with mma.sync.m16n8k16 (valid on sm_80 and later, so on sm_90a and
 // sm_100a alike). Tiles stream through a STAGES-deep cp.async ring in dynamic shared memory; each warp owns a
-// WM x WN tile of C held in registers. Written in PTX inline assembly so that NVRTC needs no header.
-// Requires K % 8 == 0 and N % 8 == 0 (16-byte cp.async chunks); any M. The helpers under #ifndef KF_EMULATION are
-// what tests/kernels_cuda/emulator/ replaces to run this text on the CPU.
+// WM x WN tile of C held in registers, through the shared PTX helpers (ptx_helpers.hpp), so that NVRTC needs no
+// header. Requires K % 8 == 0 and N % 8 == 0 (16-byte cp.async chunks); any M.
 #include "gemm/gemm_family.hpp"
 
 namespace kforge::kernels::cuda {
@@ -20,39 +19,7 @@ const char* gemm_kernel_body() {
 #define A_STAGE (BM * A_STRIDE)
 #define B_STAGE (BK * B_STRIDE)
 
-typedef unsigned short bf16_t;
 
-#ifndef KF_EMULATION
-__device__ __forceinline__ unsigned smem_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-// 16 bytes global -> shared; src_bytes = 0 fills zeros (the tile hangs over the matrix edge).
-__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool in_bounds) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(dst)), "l"(src),
-               "r"(in_bounds ? 16 : 0));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
-
-__device__ __forceinline__ void ldmatrix_x4(unsigned r[4], const bf16_t* p) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_address(p)));
-}
-__device__ __forceinline__ void ldmatrix_x4_trans(unsigned r[4], const bf16_t* p) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_address(p)));
-}
-__device__ __forceinline__ void mma_bf16(float c[4], const unsigned a[4], const unsigned b[2]) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%0,%1,%2,%3};\n"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-#define KF_DYNAMIC_SHARED(name) extern __shared__ __align__(16) unsigned char name[]
-#endif
 
 __device__ __forceinline__ void load_tiles(bf16_t* sA, bf16_t* sB, const bf16_t* A, const bf16_t* B, int M, int N,
                                            int K, int m0, int n0, int k0) {

@@ -7,6 +7,7 @@
 #include "host_data.hpp"
 #include "kda/kda_check.hpp"
 #include "kforge/kernels/input_classes.hpp"
+#include "ptx_helpers.hpp"
 
 namespace kforge::kernels::cuda {
 namespace {
@@ -106,11 +107,11 @@ std::optional<std::string> KdaFamily::invalid_reason(const jobs::Genome& g) cons
 std::string KdaFamily::render(const jobs::Genome& g) const {
   if (auto why = invalid_reason(g)) throw std::invalid_argument(name() + " (cuda): " + *why);
   std::string out = "// kforge " + name() + " (cuda) candidate: " + g.to_text() + "\n";
-  if (precision_ != KdaPrecision::bf16_tc)
-    out += std::string("#define KF_BF16 ") + (precision_ == KdaPrecision::bf16 ? "1" : "0") + "\n";
+  out += std::string("#define KF_BF16 ") + (precision_ == KdaPrecision::fp32 ? "0" : "1") + "\n";
   for (const char* name : {"CHUNK", "BV", "WARPS", "STAGES"})
     out += "#define " + std::string(name) + " " + std::to_string(g.get_int(name)) + "\n";
-  return out + (precision_ == KdaPrecision::bf16_tc ? kda_tc_kernel_body() : kda_kernel_body());
+  return out + ptx_helpers_text() + kda_stage_text() +
+         (precision_ == KdaPrecision::bf16_tc ? kda_tc_kernel_body() : kda_kernel_body());
 }
 
 Problem KdaFamily::problem(const jobs::EvalSettings& settings) const {

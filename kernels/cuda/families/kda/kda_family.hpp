@@ -11,6 +11,7 @@
 
 namespace kforge::kernels::cuda {
 
+const char* kda_stage_text();      // kda_stage_source.cpp: the chunk's stage layout and load, before either body
 const char* kda_kernel_body();     // kda_source.cpp
 const char* kda_tc_kernel_body();  // kda_tc_source.cpp
 

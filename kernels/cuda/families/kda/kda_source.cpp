@@ -12,94 +12,14 @@
 // Outputs o [tokens,H,D] in the inputs' precision and each sequence's final state fp32 [B,H,D,D] (key rows, value
 // columns). D = 128. Arithmetic is fp32 in both. The next STAGES - 1 chunks stream in with cp.async; bf16 chunks
 // are widened to fp32 in a work area once they have arrived.
-// The helpers under #ifndef KF_EMULATION are what tests/kernels_cuda/emulator/ replaces to run this text on the CPU.
+// cp.async, ldmatrix, mma and bf16 rounding are the shared PTX helpers (ptx_helpers.hpp); the chunk's stage layout
+// and load, kda_stage_source.cpp.
 #include "kda/kda_family.hpp"
 
 namespace kforge::kernels::cuda {
 
 const char* kda_kernel_body() {
   return R"CUDA(
-#define D 128
-#define THREADS (WARPS * 32)
-#if KF_BF16
-typedef unsigned short in_t;  // bf16 bits
-#define IN_BYTES 2
-#else
-typedef float in_t;
-#define IN_BYTES 4
-#endif
-// A stage: q, k [CHUNK][D] and v [CHUNK][BV] as in_t, then g fp32 [CHUNK][D] and beta fp32 [CHUNK]. Every part's
-// size is a multiple of 16 bytes (CHUNK, BV >= 16), so every cp.async destination is aligned.
-#define STAGE_BYTES (CHUNK * D * 4 + CHUNK * 4 + (2 * CHUNK * D + CHUNK * BV) * IN_BYTES)
-#define IN_PER_16B (16 / IN_BYTES)
-
-#ifndef KF_EMULATION
-__device__ __forceinline__ unsigned smem_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool in_bounds) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(dst)), "l"(src),
-               "r"(in_bounds ? 16 : 0));
-}
-__device__ __forceinline__ void cp_async4(void* dst, const void* src, bool in_bounds) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_address(dst)), "l"(src),
-               "r"(in_bounds ? 4 : 0));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
-__device__ __forceinline__ unsigned short float_to_bf16(float x) {  // round to nearest even
-  unsigned short r;
-  asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(r) : "f"(x));
-  return r;
-}
-#define KF_DYNAMIC_SHARED(name) extern __shared__ __align__(16) unsigned char name[]
-#endif
-__device__ __forceinline__ float bf16_to_float(unsigned short x) { return __uint_as_float((unsigned)x << 16); }
-#if KF_BF16
-__device__ __forceinline__ float widen(in_t x) { return bf16_to_float(x); }
-__device__ __forceinline__ in_t narrow(float x) { return float_to_bf16(x); }
-#else
-__device__ __forceinline__ float widen(in_t x) { return x; }
-__device__ __forceinline__ in_t narrow(float x) { return x; }
-#endif
-
-// Tokens past the sequence's T load as zeros: g = 0, k = q = v = beta = 0 leave the state untouched. `first`: the
-// sequence's first token.
-__device__ void load_chunk(unsigned char* stage, const in_t* q, const in_t* k, const in_t* v, const float* g,
-                           const in_t* beta, size_t first, int T, int H, int h, int t0, int v0) {
-  in_t* sq = reinterpret_cast<in_t*>(stage);
-  in_t* sk = sq + CHUNK * D;
-  in_t* sv = sk + CHUNK * D;
-  float* sg = reinterpret_cast<float*>(sv + CHUNK * BV);
-  float* sbeta = sg + CHUNK * D;
-  for (int c = threadIdx.x; c < CHUNK * (D / IN_PER_16B); c += THREADS) {
-    const int i = c / (D / IN_PER_16B), col = (c % (D / IN_PER_16B)) * IN_PER_16B;
-    const bool ok = t0 + i < T;
-    const size_t at = ok ? ((first + t0 + i) * H + h) * D + col : 0;
-    cp_async16(sq + i * D + col, q + at, ok);
-    cp_async16(sk + i * D + col, k + at, ok);
-  }
-  for (int c = threadIdx.x; c < CHUNK * (D / 4); c += THREADS) {
-    const int i = c / (D / 4), col = (c % (D / 4)) * 4;
-    const bool ok = t0 + i < T;
-    cp_async16(sg + i * D + col, g + (ok ? ((first + t0 + i) * H + h) * D + col : 0), ok);
-  }
-  for (int c = threadIdx.x; c < CHUNK * (BV / IN_PER_16B); c += THREADS) {
-    const int i = c / (BV / IN_PER_16B), col = (c % (BV / IN_PER_16B)) * IN_PER_16B;
-    const bool ok = t0 + i < T;
-    cp_async16(sv + i * BV + col, v + (ok ? ((first + t0 + i) * H + h) * D + v0 + col : 0), ok);
-  }
-  for (int i = threadIdx.x; i < CHUNK; i += THREADS) {
-    const bool ok = t0 + i < T;
-#if KF_BF16  // cp.async copies 4, 8 or 16 bytes; one bf16 is 2: a plain load, widened, seen after the chunk's barrier
-    sbeta[i] = ok ? widen(beta[(first + t0 + i) * H + h]) : 0.f;
-#else
-    cp_async4(sbeta + i, beta + (ok ? (first + t0 + i) * H + h : 0), ok);
-#endif
-  }
-}
-
 // At least one block per SM, and no more asked for: with THREADS alone ptxas capped a 256-thread block at 64 registers
 // and spilled, for an occupancy the block's shared memory never allows; asking for every block that shared memory
 // lets fit capped a 512-thread block of 62 KiB at 40 registers and spilled as well. Occupancy is the genome's to find.

@@ -10,57 +10,17 @@
 // Operands are bf16 in shared memory with rows padded by 8 halves (the 8 rows an ldmatrix reads fall on different
 // banks); every 16 x 16 output tile is one warp's, tiles dealt round-robin over the warps.
 // Inputs and outputs as kda_bf16's: q, k, v, beta bf16, g fp32, o bf16, the final state fp32; D = 128.
-// The helpers under #ifndef KF_EMULATION are what tests/kernels_cuda/emulator/ replaces to run this text on the CPU.
+// cp.async, ldmatrix, mma and bf16 rounding are the shared PTX helpers (ptx_helpers.hpp); the chunk's stage layout
+// and load, kda_stage_source.cpp.
 #include "kda/kda_family.hpp"
 
 namespace kforge::kernels::cuda {
 
 const char* kda_tc_kernel_body() {
   return R"CUDA(
-#define D 128
-#define THREADS (WARPS * 32)
 #define DP (D + 8)
 #define BVP (BV + 8)
 #define CP (CHUNK + 8)
-typedef unsigned short bf16_t;
-// A stage: q, k [CHUNK][D] and v [CHUNK][BV] bf16, then g fp32 [CHUNK][D] (the cumulative gate once summed) and
-// beta fp32 [CHUNK]. Every part is a multiple of 16 bytes, so every cp.async destination is aligned.
-#define STAGE_BYTES (CHUNK * D * 4 + CHUNK * 4 + (2 * CHUNK * D + CHUNK * BV) * 2)
-
-#ifndef KF_EMULATION
-__device__ __forceinline__ unsigned smem_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void cp_async16(void* dst, const void* src, bool in_bounds) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(dst)), "l"(src),
-               "r"(in_bounds ? 16 : 0));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
-__device__ __forceinline__ unsigned short float_to_bf16(float x) {
-  unsigned short r;
-  asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(r) : "f"(x));
-  return r;
-}
-__device__ __forceinline__ void ldmatrix_x4(unsigned r[4], const bf16_t* p) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_address(p)));
-}
-__device__ __forceinline__ void ldmatrix_x4_trans(unsigned r[4], const bf16_t* p) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_address(p)));
-}
-__device__ __forceinline__ void mma_bf16(float c[4], const unsigned a[4], const unsigned b[2]) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%0,%1,%2,%3};\n"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-#define KF_DYNAMIC_SHARED(name) extern __shared__ __align__(16) unsigned char name[]
-#endif
-__device__ __forceinline__ float widen(bf16_t x) { return __uint_as_float((unsigned)x << 16); }
 
 // One warp's 16 x 16 tile of X Y over k = 0 .. K-1 (K a multiple of 16) into acc[2][4] (the two 16 x 8 halves, in
 // mma's C layout). X is [m][k] row-major from (row m0, k 0), or with X_T its transpose stored [k][m] (from k 0,
@@ -87,37 +47,6 @@ __device__ __forceinline__ void mma_tile(float acc[2][4], const bf16_t* X, int l
 // Where element e (0..7) of a lane's acc[2][4] lies in its 16 x 16 tile.
 __device__ __forceinline__ int tile_row(int lane, int e) { return lane / 4 + ((e % 4) / 2) * 8; }
 __device__ __forceinline__ int tile_col(int lane, int e) { return (e / 4) * 8 + (lane % 4) * 2 + e % 2; }
-
-// Tokens past the sequence's T load as zeros: g = 0, k = q = v = beta = 0 leave the state untouched.
-__device__ void load_chunk(unsigned char* stage, const bf16_t* q, const bf16_t* k, const bf16_t* v, const float* g,
-                           const bf16_t* beta, size_t first, int T, int H, int h, int t0, int v0) {
-  bf16_t* sq = reinterpret_cast<bf16_t*>(stage);
-  bf16_t* sk = sq + CHUNK * D;
-  bf16_t* sv = sk + CHUNK * D;
-  float* sg = reinterpret_cast<float*>(sv + CHUNK * BV);
-  float* sbeta = sg + CHUNK * D;
-  for (int c = threadIdx.x; c < CHUNK * (D / 8); c += THREADS) {
-    const int i = c / (D / 8), col = (c % (D / 8)) * 8;
-    const bool ok = t0 + i < T;
-    const size_t at = ok ? ((first + t0 + i) * H + h) * D + col : 0;
-    cp_async16(sq + i * D + col, q + at, ok);
-    cp_async16(sk + i * D + col, k + at, ok);
-  }
-  for (int c = threadIdx.x; c < CHUNK * (D / 4); c += THREADS) {
-    const int i = c / (D / 4), col = (c % (D / 4)) * 4;
-    const bool ok = t0 + i < T;
-    cp_async16(sg + i * D + col, g + (ok ? ((first + t0 + i) * H + h) * D + col : 0), ok);
-  }
-  for (int c = threadIdx.x; c < CHUNK * (BV / 8); c += THREADS) {
-    const int i = c / (BV / 8), col = (c % (BV / 8)) * 8;
-    const bool ok = t0 + i < T;
-    cp_async16(sv + i * BV + col, v + (ok ? ((first + t0 + i) * H + h) * D + v0 + col : 0), ok);
-  }
-  for (int i = threadIdx.x; i < CHUNK; i += THREADS) {  // one bf16 is 2 bytes, below cp.async's 4: a plain load
-    const bool ok = t0 + i < T;
-    sbeta[i] = ok ? widen(beta[(first + t0 + i) * H + h]) : 0.f;
-  }
-}
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 kforge_kda(const bf16_t* __restrict__ q, const bf16_t* __restrict__ k, const bf16_t* __restrict__ v,
