@@ -63,9 +63,13 @@ class CudaEngineBackend final : public Backend {
   CompileResult compile_module(const std::string& source, const jobs::Candidate& c, const EvalContext& ctx,
                                CompileIn where);
   std::filesystem::path cache_root(const EvalContext& ctx) const;
-  // A cuBLAS engine (the default genome's module, its projections through cuBLAS) serving the workload.
+  // A cuBLAS engine (the default genome's module, its projections through cuBLAS) serving the workload; with
+  // graphs, its decode steps captured (serve_cublas_graphed: without them should a capture fail).
   kernels::engine::ServedRuns serve_cublas(const EvalContext& ctx, const kernels::engine::Weights& model_weights,
-                                           bool bf16);
+                                           bool bf16, bool graphs);
+  kernels::engine::ServedRuns serve_cublas_graphed(const EvalContext& ctx,
+                                                   const kernels::engine::Weights& model_weights,
+                                                   const std::string& name);
 
   CudaBackendOptions options_;
   DeviceFactory make_device_;

@@ -3,6 +3,7 @@
 // projection through cuBLAS at fp32 ("cublas") or bf16 ("cublas_bf16").
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <stdexcept>
 
 #include "cublas_gemm.hpp"
@@ -39,8 +40,9 @@ abi::ServedRuns serve_reference(const jobs::EvalSettings& s, const jobs::EngineS
 }
 
 // The default genome as a cuBLAS engine runs it: weights as the model stores them (no prepack, no folded norm),
-// fused projections, residuals added by the GEMM (beta = 1), at the given precision.
-jobs::Candidate cublas_engine(abi::WeightPrecision precision) {
+// fused projections, residuals added by the GEMM (beta = 1), at the given precision, decode steps as CUDA graphs
+// (as vLLM and TensorRT-LLM serve them) or not.
+jobs::Candidate cublas_engine(abi::WeightPrecision precision, bool graphs) {
   jobs::Candidate ref;
   ref.family = "engine";
   ref.backend = "cuda";
@@ -49,6 +51,7 @@ jobs::Candidate cublas_engine(abi::WeightPrecision precision) {
   for (const char* on : {"fuse_qkv", "fuse_gate_up", "residual_epilogue"}) ref.genome.params[on] = std::int64_t{1};
   ref.genome.params["SPLIT_K"] = std::int64_t{1};
   ref.genome.params["weights"] = std::string(abi::precision_name(precision));
+  ref.genome.params["decode_graphs"] = std::int64_t{graphs ? 1 : 0};
   jobs::assign_id(ref);
   return ref;
 }
@@ -60,11 +63,12 @@ std::int64_t widest_projection_input(const jobs::ModelSpec& m) {
 
 }  // namespace
 
-abi::ServedRuns CudaEngineBackend::serve_cublas(const EvalContext& ctx, const abi::Weights& model_weights, bool bf16) {
+abi::ServedRuns CudaEngineBackend::serve_cublas(const EvalContext& ctx, const abi::Weights& model_weights, bool bf16,
+                                                bool graphs) {
   const jobs::EvalSettings& s = settings_of(ctx);
   const jobs::EngineSpec& e = abi::engine_of(s, kBackend);
   const abi::WeightPrecision precision = bf16 ? abi::WeightPrecision::bf16 : abi::WeightPrecision::fp32;
-  const jobs::Candidate ref = cublas_engine(precision);
+  const jobs::Candidate ref = cublas_engine(precision, graphs);
   CudaEngineBackend module(options_, make_device_);
   const CompileResult compiled = module.compile_module(render(ref), ref, ctx, CompileIn::this_process);
   if (!compiled.ok)
@@ -101,6 +105,24 @@ abi::ServedRuns CudaEngineBackend::serve_cublas(const EvalContext& ctx, const ab
   return abi::serve_repeatedly(s, e, module.policy_, [&] { return step_function(plan); });
 }
 
+// cuBLAS captures into graphs since CUDA 12.2 (its workspace comes from stream-ordered allocations); should a
+// capture fail all the same, the baseline is served kernel by kernel and the log says so.
+abi::ServedRuns CudaEngineBackend::serve_cublas_graphed(const EvalContext& ctx, const abi::Weights& model_weights,
+                                                        const std::string& name) {
+  const bool bf16 = name == "cublas_bf16";
+  try {
+    return serve_cublas(ctx, model_weights, bf16, true);
+  } catch (const InfrastructureError&) {
+    throw;  // no GPU, no cuBLAS: graphs are not the matter
+  } catch (const std::exception& e) {
+    std::fprintf(stderr,
+                 "[kforge] the %s baseline's decode steps could not be captured as graphs (%s): served "
+                 "kernel by kernel\n",
+                 name.c_str(), e.what());
+    return serve_cublas(ctx, model_weights, bf16, false);
+  }
+}
+
 std::vector<jobs::Baseline> CudaEngineBackend::time_baselines(const EvalContext& ctx) {
   const jobs::EvalSettings& s = settings_of(ctx);
   const jobs::EngineSpec& e = abi::engine_of(s, kBackend);
@@ -114,7 +136,7 @@ std::vector<jobs::Baseline> CudaEngineBackend::time_baselines(const EvalContext&
   const std::string host = jobs::host_name();
   for (const auto& name : s.baselines) {
     const abi::ServedRuns served =
-        name == "reference" ? serve_reference(s, e, weights) : serve_cublas(ctx, weights, name == "cublas_bf16");
+        name == "reference" ? serve_reference(s, e, weights) : serve_cublas_graphed(ctx, weights, name);
     if (!served.failure.empty()) throw std::runtime_error("the " + name + " baseline failed: " + served.failure);
     out.push_back(baseline_from(name, TimedSamples{served.samples_ms, ""}, host));
   }
