@@ -48,6 +48,20 @@ if [[ -z $BLOCKED ]]; then
   . "$BUNDLE/env.sh"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
+# The campaigns' site: one GPU, so one rank, which owns it (two would time on it at once), left unbound so that the
+# double reference checking its candidates on the CPU gets the node's cores (KFORGE_CPUS_PER_RANK, docs/engines.md
+# "The cuda engine"): at 1B parameters one core spends about 85 s per candidate on the verification script alone.
+cat > "$WORK/site.yaml" <<'YAML'
+site:
+  name: gpu-acceptance
+  executor: local
+  max_task_retries: 1
+local:
+  ranks_per_task: 1
+  max_concurrent_tasks: 1
+  mpirun: mpirun
+  mpirun_args: [--bind-to, none]
+YAML
 
 # step NAME TIMEOUT_S COMMAND...: runs COMMAND (a shell function) under its timeout and the remaining budget.
 # COMMAND may write figures to $FIGURES (JSON) and a skip reason to $WORK/skip (then the step is skipped).
@@ -89,7 +103,8 @@ campaign_figures() {
   [[ -n ${5:-} ]] && sed -i -E "s/^(  baselines:) \[[^]]*\]/\1 [$5]/" "$yaml"
   [[ -n ${6:-} ]] && sed -i -E "$6" "$yaml"
   dir=$(mktemp -d "$WORK/campaign.XXXXXX")
-  kforge run "$yaml" --out "$dir/c" >&2 && kforge report "$dir/c" --json > "$dir/report.json" || return 1
+  kforge run "$yaml" --site "$WORK/site.yaml" --out "$dir/c" >&2 && kforge report "$dir/c" --json > "$dir/report.json" ||
+    return 1
   # A campaign in which no candidate verified has no figure to give: the step fails.
   python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(None if (r.get("best") or {}).get("time_ms")
               else sys.argv[2] + ": no candidate verified")' "$dir/report.json" "$1" || return 1

@@ -2,16 +2,21 @@
 // Exit codes (kforge/jobs/exit_codes.hpp): 0 shard written; 2 bad usage or manifest; 3 infrastructure error. A
 // candidate's failure is a record in the shard, never an exit code.
 #include <mpi.h>
+#include <sched.h>
 
 // Boost.Program_options' typed_value<std::string>::notify trips GCC 12's -Wnull-dereference after inlining
 // (an any_cast the compiler cannot prove non-null); the warning is about Boost, not this file.
 #pragma GCC diagnostic ignored "-Wnull-dereference"
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <string>
+#include <vector>
 
+#include "cpu_share.hpp"
 #include "evaluator.hpp"
 #include "kforge/jobs/exit_codes.hpp"
 #include "kforge/jobs/manifest.hpp"
@@ -83,6 +88,23 @@ int finish(int code) {
   return code;
 }
 
+// KFORGE_CPUS_PER_RANK, for the candidates' children this rank forks: its share of the node's CPUs (cpu_share.hpp),
+// unless already set (a site's environment). The cuda backend's double reference runs on that many threads.
+void share_node_cpus(int rank) {
+  if (const char* set = std::getenv("KFORGE_CPUS_PER_RANK"); set != nullptr && *set != '\0') return;
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  if (::sched_getaffinity(0, sizeof mine, &mine) != 0) return;
+  MPI_Comm node = MPI_COMM_NULL;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) != MPI_SUCCESS) return;
+  int on_node = 1;
+  MPI_Comm_size(node, &on_node);
+  std::vector<cpu_set_t> masks(static_cast<std::size_t>(on_node));
+  MPI_Allgather(&mine, sizeof mine, MPI_BYTE, masks.data(), sizeof mine, MPI_BYTE, node);
+  MPI_Comm_free(&node);
+  ::setenv("KFORGE_CPUS_PER_RANK", std::to_string(mpi_eval::cpu_share(mine, masks)).c_str(), 1);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,6 +115,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
+  share_node_cpus(rank);
   Parsed parsed = parse_command_line(argc, argv);
   if (!parsed.options) {
     if (rank == 0) (parsed.code == 0 ? std::cout : std::cerr) << parsed.message << std::flush;

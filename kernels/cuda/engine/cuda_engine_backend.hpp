@@ -36,6 +36,10 @@ using DeviceFactory = std::function<std::unique_ptr<EngineDevice>(const ModuleIm
 // std::runtime_error when the GPU's compute capability is not the module's architecture.
 std::unique_ptr<EngineDevice> make_gpu_device(const ModuleImage& image);
 
+// The double reference's threads (reference_engine.hpp): the CPUs kforge-eval gave this rank (KFORGE_CPUS_PER_RANK),
+// or 1. The GPU runs the candidate; the rank's cores would otherwise idle while one of them checks it.
+void use_the_ranks_cpus_for_the_reference();
+
 class CudaEngineBackend final : public Backend {
  public:
   explicit CudaEngineBackend(CudaBackendOptions options = {}, DeviceFactory device = make_gpu_device);

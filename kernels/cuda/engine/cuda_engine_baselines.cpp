@@ -132,6 +132,7 @@ std::vector<jobs::Baseline> CudaEngineBackend::time_baselines(const EvalContext&
                                   "' (known: reference, cublas, cublas_bf16)");
   std::vector<jobs::Baseline> out;
   if (s.baselines.empty()) return out;
+  use_the_ranks_cpus_for_the_reference();
   const abi::Weights weights = abi::load_weights(e.model);
   const std::string host = jobs::host_name();
   for (const auto& name : s.baselines) {

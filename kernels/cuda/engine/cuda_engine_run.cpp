@@ -1,6 +1,7 @@
 // CudaEngineBackend, run stage (in the candidate's sandboxed child): the module on the device, the launch plan
 // serving the verification traces and the workload (the baselines: cuda_engine_baselines.cpp).
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "cuda_engine_backend.hpp"
@@ -17,6 +18,14 @@ namespace abi = kernels::engine;
 constexpr const char* kBackend = "cuda engine backend";
 
 }  // namespace
+
+void use_the_ranks_cpus_for_the_reference() {
+  const char* cpus = std::getenv("KFORGE_CPUS_PER_RANK");  // kforge-eval's share of the node for this rank
+  if (cpus == nullptr || *cpus == '\0') return;
+  char* end = nullptr;
+  const long n = std::strtol(cpus, &end, 10);
+  if (end != cpus && *end == '\0' && n >= 1) abi::set_reference_threads(static_cast<int>(std::min(n, 64L)));
+}
 
 std::unique_ptr<EngineDevice> make_gpu_device(const ModuleImage& image) {
   auto session = std::make_unique<DeviceSession>();  // throws NoCudaDevice without a GPU (infra_error)
@@ -46,6 +55,7 @@ void CudaEngineBackend::ensure_plan(const EvalContext& ctx) {
     weights_ = abi::load_weights(e.model);
     abi::round_weights(*weights_, params_.weights);
   }
+  use_the_ranks_cpus_for_the_reference();
   if (!reference_) reference_.emplace(e.model, *weights_, 1, 1);  // teacher_forced only: no slots used
   plan_ = std::make_unique<CudaEnginePlan>(*device_, e.model, *weights_, params_, abi::engine_sizes_for(e, policy_));
 }

@@ -10,6 +10,9 @@
 
 namespace kforge::kernels::engine::reference_blas {
 
+// Before each step or check: OpenBLAS's threads for the reference's products (set_reference_threads()).
+void use_reference_threads();
+
 // Y [n x out] = X [n x in] W^T, W stored [out][in] as Hugging Face stores it; Y += when accumulate.
 inline void project(const double* x, std::int64_t n, std::int64_t in, const double* w, std::int64_t out, double* y,
                     bool accumulate = false) {

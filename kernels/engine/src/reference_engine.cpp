@@ -1,6 +1,7 @@
 #include "kforge/engine/reference_engine.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +12,7 @@
 
 #include "kforge/engine/reference_math.hpp"
 #include "kforge/engine/rope.hpp"
+#include "reference_blas.hpp"
 
 namespace kforge::kernels::engine {
 namespace {
@@ -242,5 +244,14 @@ void ReferenceEngine::kda(const Layer& layer, std::size_t l, Slot& slot, const s
     }
   });
 }
+
+namespace {
+std::atomic<int> threads_for_reference{1};
+}  // namespace
+
+void set_reference_threads(int threads) { threads_for_reference = std::clamp(threads, 1, 64); }
+int reference_threads() { return threads_for_reference; }
+
+void reference_blas::use_reference_threads() { openblas_set_num_threads(threads_for_reference); }
 
 }  // namespace kforge::kernels::engine

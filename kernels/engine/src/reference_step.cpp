@@ -113,7 +113,7 @@ void ReferenceEngine::step_kda(const Layer& layer, std::size_t l, const std::vec
 
 std::vector<double> ReferenceEngine::step_blocked(const std::vector<SeqDesc>& seqs,
                                                   const std::vector<std::int32_t>& tokens) {
-  openblas_set_num_threads(1);  // beside ranks that share the node's cores: one core, no thread pool
+  reference_blas::use_reference_threads();
   const std::int64_t H = model_.hidden, F = model_.mlp_hidden, V = model_.vocab;
   const auto n = static_cast<std::int64_t>(tokens.size());
   std::vector<double> x(static_cast<std::size_t>(n * H)), h, mixed, gate(static_cast<std::size_t>(n * F)),

@@ -81,7 +81,7 @@ std::vector<std::vector<double>> ReferenceEngine::teacher_forced(std::span<const
       if (t < 0 || t >= model_.vocab)
         throw std::invalid_argument("reference engine: token " + std::to_string(t) + " out of range");
   }
-  openblas_set_num_threads(1);  // a check beside ranks that share the node's cores: one core, no thread pool
+  reference_blas::use_reference_threads();
   const std::int64_t H = model_.hidden, F = model_.mlp_hidden, V = model_.vocab;
   const auto n = static_cast<std::int64_t>(total_tokens(seqs));
   std::vector<double> x(static_cast<std::size_t>(n * H)), h, mixed, gate(static_cast<std::size_t>(n * F)),

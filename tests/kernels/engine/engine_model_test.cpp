@@ -280,6 +280,38 @@ TEST(ReferenceEngine, BlockedStepsEqualTheScalarStepsOnEveryArchitecture) {
   }
 }
 
+// The threads the cuda backend gives the reference (set_reference_threads, from the rank's share of the node) change
+// how long its products take, not what they give: a step and a teacher-forced check at 4 threads against 1, at sizes
+// OpenBLAS splits between threads.
+TEST(ReferenceEngine, ThreadsChangeNothingButTheTime) {
+  jobs::ModelSpec m = small_model("llama", false);
+  m.hidden = 256;
+  m.heads = 4;
+  m.kv_heads = 2;
+  m.head_dim = 64;
+  m.mlp_hidden = 1024;
+  m.vocab = 2048;
+  const Weights w = random_weights(m);
+  std::vector<std::int32_t> tokens;
+  for (int i = 0; i < 96; ++i) tokens.push_back((i * 37 + 5) % 2048);
+  const auto run = [&](int threads) {
+    set_reference_threads(threads);
+    ReferenceEngine e(m, w, 1, 128);
+    std::vector<double> out = e.step({{0, 0, 96}}, tokens);
+    const std::vector<ForcedSequence> forced{{tokens, 90}};
+    for (const auto& row : e.teacher_forced(forced)) out.insert(out.end(), row.begin(), row.end());
+    return out;
+  };
+  const std::vector<double> one = run(1), four = run(4);
+  EXPECT_EQ(reference_threads(), 4);
+  set_reference_threads(0);  // clamped: at least one
+  EXPECT_EQ(reference_threads(), 1);
+  ASSERT_EQ(one.size(), four.size());
+  double worst = 0.0;
+  for (std::size_t i = 0; i < one.size(); ++i) worst = std::max(worst, std::abs(one[i] - four[i]));
+  EXPECT_LT(worst, 1e-11);
+}
+
 TEST(ReferenceEngine, LogitsAreSpreadNotTies) {
   auto m = small_model("llama", false);
   m.layers = 8;

@@ -123,6 +123,13 @@ class ReferenceEngine {
 // kInit builds a ReferenceEngine from the flat weights, kStep runs it and writes its logits as float and its
 // operator seconds. A call the engine refuses (bad slot, position, token) prints why to stderr and returns NaN
 // logits, which every check fails.
+// The threads the reference's matrix products may use in this process (OpenBLAS's), 1 unless set: the host backend
+// leaves it at 1 (the reference runs between a host candidate's timed runs, on the cores they are timed on, where
+// BLAS threads still spinning would disturb them); the cuda backend gives it the CPUs of its rank's share of the
+// node (KFORGE_CPUS_PER_RANK, kforge-eval), where at 1B parameters a single core spends minutes per candidate.
+void set_reference_threads(int threads);
+int reference_threads();
+
 extern "C" void reference_engine_entry(const std::int64_t* args, void* const* buffers);
 
 }  // namespace kforge::kernels::engine
