@@ -196,6 +196,18 @@ __device__ __forceinline__ void unpack_weights(uint4 bits, float* w) {
   }
 }
 
+// acc[m] += the products of A's row m at k .. k + GEMV_PER - 1 with the weights w.
+__device__ __forceinline__ void add_products(float* acc, const float* __restrict__ A, int lda, int M, int k,
+                                             const float* w) {
+#pragma unroll
+  for (int m = 0; m < GEMV_MAX_ROWS; ++m)
+    if (m < M) {
+      const float* a = A + (long long)m * lda + k;
+#pragma unroll
+      for (int j = 0; j < GEMV_PER; ++j) acc[m] += a[j] * w[j];
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(GEMV_WARPS * 32)
 kf_gemv(const float* __restrict__ A, int lda, const w_t* __restrict__ W, float* C, int ldc, int M, int N, int K,
         const float* __restrict__ row_scale, int accumulate, const float* __restrict__ col_scale) {
@@ -208,16 +220,25 @@ kf_gemv(const float* __restrict__ A, int lda, const w_t* __restrict__ W, float* 
   int vectored = 0;
   if (((unsigned long long)row & 15) == 0) {
     vectored = K / GEMV_PER * GEMV_PER;
-    for (int k = lane * GEMV_PER; k < vectored; k += 32 * GEMV_PER) {
+    // GEMV_UNROLL vectors per lane in flight before the first is used: with one, a warp waits out the memory's whole
+    // latency for every 512 bytes, and projections of a few thousand outputs leave most of the bandwidth unused.
+    const int stride = 32 * GEMV_PER;
+    int k = lane * GEMV_PER;
+    for (; k + (GEMV_UNROLL - 1) * stride < vectored; k += GEMV_UNROLL * stride) {
+      uint4 bits[GEMV_UNROLL];
+#pragma unroll
+      for (int u = 0; u < GEMV_UNROLL; ++u) bits[u] = *reinterpret_cast<const uint4*>(row + k + u * stride);
+#pragma unroll
+      for (int u = 0; u < GEMV_UNROLL; ++u) {
+        float w[GEMV_PER];
+        unpack_weights(bits[u], w);
+        add_products(acc, A, lda, M, k + u * stride, w);
+      }
+    }
+    for (; k < vectored; k += stride) {
       float w[GEMV_PER];
       unpack_weights(*reinterpret_cast<const uint4*>(row + k), w);
-#pragma unroll
-      for (int m = 0; m < GEMV_MAX_ROWS; ++m)
-        if (m < M) {
-          const float* a = A + (long long)m * lda + k;
-#pragma unroll
-          for (int j = 0; j < GEMV_PER; ++j) acc[m] += a[j] * w[j];
-        }
+      add_products(acc, A, lda, M, k, w);
     }
   }
   for (int k = vectored + lane; k < K; k += 32) {

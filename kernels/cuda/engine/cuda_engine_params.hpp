@@ -22,7 +22,8 @@ struct CudaEngineParams {
   int NORM_THREADS = 128;   // threads per row of kf_rmsnorm, kf_embed, kf_silu_mul
   // kf_gemv: projections of at most GEMV_ROWS rows (decode steps) as one warp per output streaming its weight row,
   // GEMV_WARPS warps per block; 0 = every projection through kf_gemm. Only for weights as stored (not prepacked).
-  int GEMV_ROWS = 0, GEMV_WARPS = 4;
+  // GEMV_UNROLL: 16-byte weight vectors each lane loads before it uses the first (memory-level parallelism).
+  int GEMV_ROWS = 0, GEMV_WARPS = 4, GEMV_UNROLL = 1;
   bool kda_state_regs = false;  // KDA: each thread's state column in registers for a whole sequence
   bool fuse_qkv = true, fuse_gate_up = true, fold_norm = false, residual_epilogue = true, prepack = false;
   int kv_block = 0;  // 0 = one contiguous KV region per slot; 16, 32, 64 = paged blocks from a shared pool

@@ -29,6 +29,9 @@ FamilySchema cuda_engine() {
   ParameterSchema gemv_warps = int_choice("GEMV_WARPS", {2, 4, 8});
   gemv_warps.default_value = 4;
   s.parameters.push_back(std::move(gemv_warps));
+  ParameterSchema gemv_unroll = int_choice("GEMV_UNROLL", {1, 2, 4});  // weight vectors in flight per lane
+  gemv_unroll.default_value = 1;
+  s.parameters.push_back(std::move(gemv_unroll));
   for (const char* flag : {"fuse_qkv", "fuse_gate_up", "fold_norm", "residual_epilogue", "prepack"})
     s.parameters.push_back(int_choice(flag, {0, 1}));
   s.parameters.push_back(int_choice("kv_block", {0, 16, 32, 64}));

@@ -134,9 +134,10 @@ TEST(CudaEngineEmulated, NarrowWeightsReproduceTheReferenceOnTheRoundedModelInLe
   EXPECT_EQ(peak["fp8"], peak["int8"]);  // one byte per weight and a scale per output, both
 }
 
-// The status of verifying genome g's module with `from` replaced by `to`, on llama on the emulation (a hostile or
-// mistaken variant of a kernel the genome renders).
-jobs::Status verified_with_edit(const jobs::Genome& g, const std::string& from, const std::string& to) {
+// The status of verifying genome g's module with `from` replaced by `to`, on the emulation, on llama unless `s` says
+// otherwise (a hostile or mistaken variant of a kernel the genome renders).
+jobs::Status verified_with_edit(const jobs::Genome& g, const std::string& from, const std::string& to,
+                                const jobs::EvalSettings& s = testing::settings("llama")) {
   std::string source = render_cuda_engine_source(cuda_engine_params(g));
   const auto at = source.find(from);
   if (at == std::string::npos) {
@@ -146,7 +147,6 @@ jobs::Status verified_with_edit(const jobs::Genome& g, const std::string& from, 
   source.replace(at, from.size(), to);
   ScratchDir scratch;
   CudaEngineBackend b = testing::emulated_backend(scratch);
-  const jobs::EvalSettings s = testing::settings("llama");
   const EvalContext ctx = testing::context(s, scratch, "hopper");
   const jobs::Candidate c = testing::candidate(g, source);
   const CompileResult compiled = b.compile(b.render(c), c, ctx);
@@ -187,16 +187,30 @@ TEST(CudaEngineEmulated, GemvForDecodeStepsComputesTheSameModel) {
   ragged.engine.model.mlp_hidden = 90;
   expect_correct(ragged, testing::genome_with({{"GEMV_ROWS", 4}, {"fold_norm", 1}, {"residual_epilogue", 1}}));
   expect_correct(ragged, with_weights(testing::genome_with({{"GEMV_ROWS", 4}, {"residual_epilogue", 0}}), "bf16"));
+  // GEMV_UNROLL: 2 and 4 vectors per lane in flight, down_proj's rows of 600 weights long enough for the unrolled
+  // loop and a remainder after it (fp32: 512 weights per unrolled pass of 4; bf16: 512 per pass of 2).
+  jobs::EvalSettings long_rows = testing::settings("llama");
+  long_rows.engine.model.mlp_hidden = 600;
+  expect_correct(long_rows, testing::genome_with({{"GEMV_ROWS", 8}, {"GEMV_UNROLL", 4}}));
+  expect_correct(long_rows, with_weights(testing::genome_with({{"GEMV_ROWS", 2}, {"GEMV_UNROLL", 2}}), "bf16"));
+  expect_correct(long_rows, with_weights(testing::genome_with({{"GEMV_ROWS", 4}, {"GEMV_UNROLL", 4}}), "int8"));
 }
 
 // The plan really launches kf_gemv for decode steps, and only when the genome asks: the same wrong kf_gemv is a
-// wrong result with GEMV_ROWS 8 and harmless with GEMV_ROWS 0 (never launched).
+// wrong result with GEMV_ROWS 8 and harmless with GEMV_ROWS 0 (never launched). An unrolled pass that skips its
+// last vector is caught where rows are long enough to take it.
 TEST(CudaEngineEmulated, AWrongGemvIsCaughtWhereTheGenomeUsesIt) {
   for (const std::int64_t rows : {8, 0})
     EXPECT_EQ(verified_with_edit(testing::genome_with({{"GEMV_ROWS", rows}}), "acc[m] += a[j] * w[j];",
                                  "acc[m] += a[j] * w[j] * 1.001f;"),
               rows > 0 ? jobs::Status::wrong_result : jobs::Status::ok)
         << "GEMV_ROWS " << rows;
+  jobs::EvalSettings long_rows = testing::settings("llama");
+  long_rows.engine.model.mlp_hidden = 600;
+  EXPECT_EQ(verified_with_edit(testing::genome_with({{"GEMV_ROWS", 8}, {"GEMV_UNROLL", 4}}),
+                               "for (int u = 0; u < GEMV_UNROLL; ++u) {", "for (int u = 0; u < GEMV_UNROLL - 1; ++u) {",
+                               long_rows),
+            jobs::Status::wrong_result);
 }
 
 // kf_attention_group (ATTN_GROUP): K and V read once per grouped-query group give kf_attention's results, over the
