@@ -109,8 +109,8 @@ TEST(CudaEmulator, TheBf16ConversionOfTheBaselineRoundsToNearestEven) {
                                      nan, 1e-40f,      0.1f,        -0.f,         65504.f,    1.0f + 1e-7f};
   const int rows = 3, cols = 4, ld = 5;
   std::vector<float> in(rows * ld, 7.f);  // the stride's padding must not be read into the output
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) in[r * ld + c] = values[static_cast<std::size_t>(r * cols + c)];
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < cols; ++c) in[r * ld + c] = values[r * cols + c];
   const std::uint64_t din = put(d, in), dout = d.allocate(rows * cols * sizeof(std::uint16_t));
   KernelArgs args;
   args.pointer(din).i32(ld).pointer(dout).i32(rows).i32(cols);
