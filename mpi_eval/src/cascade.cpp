@@ -92,17 +92,17 @@ void cascade(jobs::EvalRecord& r, kernels::Backend& backend, const jobs::Candida
     r.evidence = "compile only: compiled in " + fixed(compiled.compile_ms, 0) + " ms, not run";
     return;
   }
-  // The child verifies, then times: the whole child runs under the node's timing lock, so no other rank's
-  // candidate is timed (or verified) on these cores meanwhile. Compiling, above, stays parallel.
+  // The child verifies, then times: the whole child runs under the node's timing lock (or its GPU's), so no other
+  // rank's candidate is timed (or verified) on these cores or that GPU meanwhile. Compiling, above, stays parallel.
   std::optional<TimingLock> lock;
-  if (backend.times_on_shared_cores()) lock.emplace(timing_lock_path());
+  if (const auto path = timing_lock_for(backend)) lock.emplace(*path);
   const ChildOutcome outcome =
       run_sandboxed(limits_for(m.settings, backend), ctx.scratch, [&] { return run_in_child(backend, compiled, ctx); });
   const std::string lock_problem = lock ? lock->problem() : std::string();
   lock.reset();
   apply_outcome(r, outcome, m.settings);
   judge_timing(r, m.settings.target_spread);
-  if (!lock_problem.empty()) r.evidence += "\ntimed without the node's timing lock: " + lock_problem;
+  if (!lock_problem.empty()) r.evidence += "\ntimed without its timing lock: " + lock_problem;
   if (r.status != Status::ok && !compiled.log.empty()) {
     r.evidence += "\n--- compiler output (tail) ---\n" + tail_of(compiled.log, kWarningEvidenceBytes);
   }

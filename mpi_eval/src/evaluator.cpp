@@ -59,12 +59,12 @@ BaselineRun time_baselines(kernels::Backend& backend, const jobs::TaskManifest& 
   limits.wall_s *= count;  // each baseline gets what one candidate gets
   limits.cpu_s *= count;
   const kernels::EvalContext ctx{&s, scratch, m.seed, m.target};
-  std::optional<TimingLock> lock;  // baselines are timed like candidates: alone on the node's cores
-  if (backend.times_on_shared_cores()) lock.emplace(timing_lock_path());
+  std::optional<TimingLock> lock;  // baselines are timed like candidates: alone on the node's cores or the GPU
+  if (const auto path = timing_lock_for(backend)) lock.emplace(*path);
   const ChildOutcome o = run_sandboxed(limits, scratch, [&] { return encode_baselines(backend.time_baselines(ctx)); });
   const std::string lock_problem = lock ? lock->problem() : std::string();
   lock.reset();
-  if (!lock_problem.empty()) log_line(0, "baselines timed without the node's timing lock: " + lock_problem);
+  if (!lock_problem.empty()) log_line(0, "baselines timed without their timing lock: " + lock_problem);
   BaselineRun run;
   if (!returned_normally(o)) {
     const std::string tail = o.output_tail.size() > kBaselineTailBytes

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -49,6 +50,21 @@ std::filesystem::path timing_lock_path() {
     if (ch == '/') ch = '_';
   }
   return std::filesystem::temp_directory_path() / ("kforge-timing-" + host + ".lock");
+}
+
+std::filesystem::path device_timing_lock_path() {
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  std::string devices = visible != nullptr && *visible != '\0' ? visible : "all";
+  for (char& ch : devices)
+    if (std::isalnum(static_cast<unsigned char>(ch)) == 0 && ch != '-') ch = '_';  // "0,1", UUIDs: one file name
+  const std::filesystem::path node = timing_lock_path();
+  return node.parent_path() / (node.stem().string() + "-gpu-" + devices + node.extension().string());
+}
+
+std::optional<std::filesystem::path> timing_lock_for(const kernels::Backend& backend) {
+  if (backend.times_on_shared_cores()) return timing_lock_path();
+  if (backend.creates_device_context()) return device_timing_lock_path();
+  return std::nullopt;
 }
 
 TimingLock::TimingLock(const std::filesystem::path& path) {

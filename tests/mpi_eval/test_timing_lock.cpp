@@ -171,13 +171,36 @@ TEST(TimingLockPath, EnvironmentChoosesTheFileElseOnePerHostInTheTempFolder) {
   EXPECT_TRUE(p.filename().string().starts_with("kforge-timing-")) << p;
 }
 
-TEST(TimingLockPath, OnlyBackendsThatTimeOnTheNodesCoresTakeIt) {
+// Host backends take the node's lock, cuda backends their GPUs' (ranks given the same GPUs share it, ranks on GPUs
+// of their own do not), replay none.
+TEST(TimingLockPath, HostBackendsTakeTheNodesLockCudaBackendsTheirGpusReplayNone) {
+  ::unsetenv("KFORGE_TIMING_LOCK");
   for (const char* family : {"gemm", "kda", "engine"})
-    EXPECT_TRUE(kernels::make_backend("host", family)->times_on_shared_cores()) << family;
-  EXPECT_FALSE(kernels::make_backend("replay", "gemm")->times_on_shared_cores()) << "it answers from a space";
+    EXPECT_EQ(mpi_eval::timing_lock_for(*kernels::make_backend("host", family)), mpi_eval::timing_lock_path())
+        << family;
+  EXPECT_FALSE(mpi_eval::timing_lock_for(*kernels::make_backend("replay", "gemm"))) << "it answers from a space";
+  const char* before = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::string saved = before != nullptr ? before : "";
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+  const fs::path all = mpi_eval::device_timing_lock_path();
+  EXPECT_EQ(all.parent_path(), mpi_eval::timing_lock_path().parent_path());
+  EXPECT_NE(all.filename().string().find("-gpu-all.lock"), std::string::npos) << all;
+  ::setenv("CUDA_VISIBLE_DEVICES", "1", 1);
+  const fs::path one = mpi_eval::device_timing_lock_path();
+  ::setenv("CUDA_VISIBLE_DEVICES", "GPU-5f3a/2,3", 1);
+  const fs::path odd = mpi_eval::device_timing_lock_path();
+  EXPECT_NE(one, all);
+  EXPECT_NE(one, mpi_eval::timing_lock_path());
+  EXPECT_EQ(odd.parent_path(), all.parent_path()) << "a slash in the variable stays in the file name: " << odd;
+  EXPECT_NE(odd.filename().string().find("-gpu-GPU-5f3a_2_3.lock"), std::string::npos) << odd;
 #ifdef KFORGE_HAVE_CUDA
-  EXPECT_FALSE(kernels::make_backend("cuda", "gemm")->times_on_shared_cores()) << "one rank per GPU";
+  EXPECT_EQ(mpi_eval::timing_lock_for(*kernels::make_backend("cuda", "gemm")), odd);
+  EXPECT_EQ(mpi_eval::timing_lock_for(*kernels::make_backend("cuda", "engine")), odd);
 #endif
+  if (saved.empty())
+    ::unsetenv("CUDA_VISIBLE_DEVICES");
+  else
+    ::setenv("CUDA_VISIBLE_DEVICES", saved.c_str(), 1);
 }
 
 TEST_F(TimingLockTest, TheCascadeWaitsForTheLockBeforeItRunsTheCandidate) {
