@@ -83,8 +83,8 @@ abi::ServedRuns CudaEngineBackend::serve_cublas(const EvalContext& ctx, const ab
   GemmFn gemm;
   if (!bf16) {
     gemm = [&](const GemmCall& c) {
-      if (c.row_scale != 0 || c.col_scale != 0)
-        throw std::logic_error("cuda engine: the cuBLAS baseline takes its weights unscaled");
+      if (c.row_scale != 0 || c.col_scale != 0 || c.norm)
+        throw std::logic_error("cuda engine: the cuBLAS baseline takes its weights unscaled and normed inputs");
       cublas.run_fp32_nt(gpu->stream(), c.a, c.lda, c.w, c.c, c.ldc, c.m, c.n, c.k, c.accumulate);
     };
   } else {
@@ -93,8 +93,8 @@ abi::ServedRuns CudaEngineBackend::serve_cublas(const EvalContext& ctx, const ab
     const std::uint64_t a16 = gpu->allocate(
         static_cast<std::size_t>(sizes.most_tokens * widest_projection_input(e.model)) * sizeof(std::uint16_t));
     gemm = [&, a16](const GemmCall& c) {
-      if (c.row_scale != 0 || c.col_scale != 0)
-        throw std::logic_error("cuda engine: the cuBLAS baseline takes its weights unscaled");
+      if (c.row_scale != 0 || c.col_scale != 0 || c.norm)
+        throw std::logic_error("cuda engine: the cuBLAS baseline takes its weights unscaled and normed inputs");
       KernelArgs args;
       args.pointer(c.a).i32(c.lda).pointer(a16).i32(c.m).i32(c.k);
       gpu->launch("kf_to_bf16", elementwise_launch(module.params_, std::int64_t{c.m} * c.k), args);

@@ -196,9 +196,15 @@ __device__ __forceinline__ void unpack_weights(uint4 bits, float* w) {
   }
 }
 
-// acc[m] += the products of A's row m at k .. k + GEMV_PER - 1 with the weights w.
-__device__ __forceinline__ void add_products(float* acc, const float* __restrict__ A, int lda, int M, int k,
-                                             const float* w) {
+// acc[m] += the products of A's row m at k .. k + GEMV_PER - 1 with the weights w (times gamma there, with the fused
+// norm: gamma scales the weight, once for every row).
+__device__ __forceinline__ void add_products(float* acc, const float* __restrict__ A, int lda, int M, int k, float* w,
+                                             const float* __restrict__ gamma) {
+#if GEMV_NORM
+  if (gamma != 0)
+#pragma unroll
+    for (int j = 0; j < GEMV_PER; ++j) w[j] *= gamma[k + j];
+#endif
 #pragma unroll
   for (int m = 0; m < GEMV_MAX_ROWS; ++m)
     if (m < M) {
@@ -208,9 +214,16 @@ __device__ __forceinline__ void add_products(float* acc, const float* __restrict
     }
 }
 
+// With `norm` (GEMV_NORM: the RMSNorm before the projection fused into it), each row of A is the norm's raw input:
+// after the products, the warp sums the rows' squares in a second pass over A (a few KiB, in cache by then; summed in
+// the main loop, or row by row after it, ptxas spilled) and scales its result by
+// rsqrt(mean square + eps); gamma (when not folded into W) scales each weight. Compiled only with the genome's
+// GEMV_NORM, so that kf_gemv without it is the code it was. The three arguments come last: a module written before
+// them declares fewer parameters and never reads them.
 extern "C" __global__ void __launch_bounds__(GEMV_WARPS * 32)
 kf_gemv(const float* __restrict__ A, int lda, const w_t* __restrict__ W, float* C, int ldc, int M, int N, int K,
-        const float* __restrict__ row_scale, int accumulate, const float* __restrict__ col_scale) {
+        const float* __restrict__ row_scale, int accumulate, const float* __restrict__ col_scale, int norm,
+        const float* __restrict__ gamma, float eps) {
   const int lane = threadIdx.x & 31, n = blockIdx.x * GEMV_WARPS + (threadIdx.x >> 5);
   if (n >= N) return;  // the whole warp leaves: nothing below waits on other warps
   const w_t* row = W + (long long)n * K;
@@ -232,27 +245,51 @@ kf_gemv(const float* __restrict__ A, int lda, const w_t* __restrict__ W, float* 
       for (int u = 0; u < GEMV_UNROLL; ++u) {
         float w[GEMV_PER];
         unpack_weights(bits[u], w);
-        add_products(acc, A, lda, M, k + u * stride, w);
+        add_products(acc, A, lda, M, k + u * stride, w, gamma);
       }
     }
     for (; k < vectored; k += stride) {
       float w[GEMV_PER];
       unpack_weights(*reinterpret_cast<const uint4*>(row + k), w);
-      add_products(acc, A, lda, M, k, w);
+      add_products(acc, A, lda, M, k, w, gamma);
     }
   }
   for (int k = vectored + lane; k < K; k += 32) {
+#if GEMV_NORM
+    const float w = weight(row[k]) * (gamma != 0 ? gamma[k] : 1.f);
+#else
     const float w = weight(row[k]);
+#endif
 #pragma unroll
     for (int m = 0; m < GEMV_MAX_ROWS; ++m)
       if (m < M) acc[m] += A[(long long)m * lda + k] * w;
   }
+#if GEMV_NORM
+  float sq[GEMV_MAX_ROWS];  // each row's squares, all rows in one pass
+#pragma unroll
+  for (int m = 0; m < GEMV_MAX_ROWS; ++m) sq[m] = 0.f;
+  if (norm)
+    for (int k = lane; k < K; k += 32)
+#pragma unroll
+      for (int m = 0; m < GEMV_MAX_ROWS; ++m)
+        if (m < M) sq[m] += A[(long long)m * lda + k] * A[(long long)m * lda + k];
+#endif
 #pragma unroll
   for (int m = 0; m < GEMV_MAX_ROWS; ++m) {
     const float sum = warp_sum(acc[m]);  // every lane takes part in the shuffles
+#if GEMV_NORM
+    const float squares = norm ? warp_sum(sq[m]) : 0.f;  // `norm` is the same for the whole warp
+#endif
     if (m < M && lane == 0) {
       float* c = C + (long long)m * ldc + n;
-      const float v = sum * (row_scale != 0 ? row_scale[m] : 1.f) * (col_scale != 0 ? col_scale[n] : 1.f);
+#if GEMV_NORM
+      // __fdividef: the mean square needs no IEEE division (a call with a frame of its own)
+      const float inv_rms = norm ? rsqrtf(__fdividef(squares, (float)K) + eps) : 1.f;
+#else
+      const float inv_rms = 1.f;
+#endif
+      const float v =
+          sum * inv_rms * (row_scale != 0 ? row_scale[m] : 1.f) * (col_scale != 0 ? col_scale[n] : 1.f);
       *c = accumulate ? *c + v : v;
     }
   }

@@ -24,6 +24,8 @@ struct CudaEngineParams {
   // GEMV_WARPS warps per block; 0 = every projection through kf_gemm. Only for weights as stored (not prepacked).
   // GEMV_UNROLL: 16-byte weight vectors each lane loads before it uses the first (memory-level parallelism).
   int GEMV_ROWS = 0, GEMV_WARPS = 4, GEMV_UNROLL = 1;
+  // GEMV_NORM: on the steps kf_gemv serves, the RMSNorm before a projection is kf_gemv's own (no kf_rmsnorm launch).
+  bool GEMV_NORM = false;
   bool kda_state_regs = false;  // KDA: each thread's state column in registers for a whole sequence
   bool fuse_qkv = true, fuse_gate_up = true, fold_norm = false, residual_epilogue = true, prepack = false;
   int kv_block = 0;  // 0 = one contiguous KV region per slot; 16, 32, 64 = paged blocks from a shared pool

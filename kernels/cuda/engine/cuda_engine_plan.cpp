@@ -111,7 +111,11 @@ struct CudaEnginePlan::Impl {
         .i32(c.k)
         .pointer(c.row_scale)
         .i32(c.accumulate ? 1 : 0)
-        .pointer(c.col_scale);  // last: a module written before int8 weights declares one parameter fewer
+        .pointer(c.col_scale)  // from here on: a module written before int8 weights declares fewer parameters
+        .i32(c.norm ? 1 : 0)
+        .pointer(c.norm_gamma)
+        .f32(c.norm_eps);
+    if (c.norm && !p.gemv_for(c.m)) throw std::logic_error("cuda engine: a fused norm reached kf_gemm");
     if (p.gemv_for(c.m))
       device.launch("kf_gemv", gemv_launch(p, c.n), args);  // the same arguments, the same result
     else
@@ -131,10 +135,29 @@ struct CudaEnginePlan::Impl {
     if (p.SPLIT_K > 1) device.fill(out, 0, floats(rows * width));
   }
 
-  void project(const std::vector<DeviceMatrix>& group, std::uint64_t a, int lda, std::uint64_t out, int ldc, int rows,
-               std::uint64_t row_scale) {
-    for (const DeviceMatrix& m : group)
-      gemm({a, m.address, out + floats(m.column), row_scale, lda, ldc, rows, m.n, m.k, false, m.scales});
+  // What the projections after a norm read: the normed rows (kf_rmsnorm into `to`, or only 1 / rms as their row scale
+  // when gamma is folded), or with GEMV_NORM on a step kf_gemv serves, the raw rows and the norm for kf_gemv to apply.
+  struct NormedInput {
+    std::uint64_t rows = 0, row_scale = 0;
+    bool fused = false;
+    std::uint64_t gamma = 0;
+  };
+  NormedInput normed(std::uint64_t from, std::uint64_t gamma, std::uint64_t to, int rows) {
+    if (p.GEMV_NORM && p.gemv_for(rows)) return {from, 0, true, gamma};
+    return {norm(from, gamma, to, rows), gamma ? 0 : inv_rms, false, 0};
+  }
+
+  GemmCall call_for(const DeviceMatrix& m, const NormedInput& in, int lda, std::uint64_t out, int ldc, int rows) const {
+    GemmCall c{in.rows, m.address, out, in.row_scale, lda, ldc, rows, m.n, m.k, false, m.scales};
+    c.norm = in.fused;
+    c.norm_gamma = in.gamma;
+    c.norm_eps = static_cast<float>(model.norm_eps);
+    return c;
+  }
+
+  void project(const std::vector<DeviceMatrix>& group, const NormedInput& in, int lda, std::uint64_t out, int ldc,
+               int rows) {
+    for (const DeviceMatrix& m : group) gemm(call_for(m, in, lda, out + floats(m.column), ldc, rows));
   }
 
   // RMSNorm of `rows` rows of `from`: into `to` with gamma, or (folded) only 1 / rms for the next GEMM's row scale.
@@ -170,10 +193,9 @@ struct CudaEnginePlan::Impl {
     const DeviceLayer& L = w.layers[l];
     const int H = static_cast<int>(model.hidden), HD = static_cast<int>(model.heads * model.head_dim);
     const int F = static_cast<int>(model.mlp_hidden), ctx = static_cast<int>(sizes.max_context);
-    const std::uint64_t scale = L.in_gamma ? 0 : inv_rms;
-    std::uint64_t in = norm(x, L.in_gamma, h, N);
+    const NormedInput in = normed(x, L.in_gamma, h, N);
     zero_for_split_k(proj, N, L.in_width);
-    project(L.in_proj, in, H, proj, L.in_width, N, scale);
+    project(L.in_proj, in, H, proj, L.in_width, N);
     op_done(kQkv);
     const std::uint64_t tok_slot = table(StepTable::tok_slot, N, S), tok_pos = table(StepTable::tok_pos, N, S);
     const float attn_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(model.head_dim)));
@@ -229,10 +251,9 @@ struct CudaEnginePlan::Impl {
     }
     residual_projection(L.o, att, HD, N);
     op_done(kOProj);
-    const std::uint64_t mlp_scale = L.post_gamma ? 0 : inv_rms;
-    in = norm(x, L.post_gamma, h, N);
+    const NormedInput post = normed(x, L.post_gamma, h, N);
     zero_for_split_k(gu, N, 2 * F);
-    project(L.gate_up, in, H, gu, 2 * F, N, mlp_scale);
+    project(L.gate_up, post, H, gu, 2 * F, N);
     KernelArgs silu;
     silu.pointer(gu).pointer(act).i32(F);
     device.launch("kf_silu_mul", rows_launch(p, N), silu);
@@ -251,10 +272,9 @@ struct CudaEnginePlan::Impl {
     KernelArgs gather;
     gather.pointer(x).pointer(table(StepTable::last_row, N, S)).pointer(last).i32(H);
     device.launch("kf_gather_rows", rows_launch(p, S), gather);
-    const std::uint64_t scale = w.final_gamma ? 0 : inv_rms;
-    const std::uint64_t in = norm(last, w.final_gamma, last_normed, S);
+    const NormedInput in = normed(last, w.final_gamma, last_normed, S);
     zero_for_split_k(logits, S, V);
-    gemm({in, w.head.address, logits, scale, H, V, S, w.head.n, w.head.k, false, w.head.scales});
+    gemm(call_for(w.head, in, H, logits, V, S));
   }
 };
 

@@ -30,6 +30,10 @@ struct GemmCall {
   int lda = 0, ldc = 0, m = 0, n = 0, k = 0;
   bool accumulate = false;
   std::uint64_t col_scale = 0;  // int8 weights: each output column's scale (0: none)
+  // GEMV_NORM: A holds the RMSNorm's raw input rows; kf_gemv normalises them itself (norm_gamma 0: gamma folded).
+  bool norm = false;
+  std::uint64_t norm_gamma = 0;
+  float norm_eps = 0.f;
 };
 // How projections run: the module's kf_gemm by default; the cuBLAS baseline engine supplies its own.
 using GemmFn = std::function<void(const GemmCall&)>;

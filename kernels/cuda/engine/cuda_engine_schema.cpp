@@ -32,6 +32,9 @@ FamilySchema cuda_engine() {
   ParameterSchema gemv_unroll = int_choice("GEMV_UNROLL", {1, 2, 4});  // weight vectors in flight per lane
   gemv_unroll.default_value = 1;
   s.parameters.push_back(std::move(gemv_unroll));
+  ParameterSchema gemv_norm = int_choice("GEMV_NORM", {0, 1});  // the RMSNorm fused into kf_gemv
+  gemv_norm.default_value = 0;
+  s.parameters.push_back(std::move(gemv_norm));
   for (const char* flag : {"fuse_qkv", "fuse_gate_up", "fold_norm", "residual_epilogue", "prepack"})
     s.parameters.push_back(int_choice(flag, {0, 1}));
   s.parameters.push_back(int_choice("kv_block", {0, 16, 32, 64}));

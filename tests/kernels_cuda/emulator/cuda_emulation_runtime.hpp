@@ -294,6 +294,7 @@ using std::min;
   unsigned char* name = reinterpret_cast<unsigned char*>( \
       (reinterpret_cast<std::uintptr_t>(kf_emu::dynamic_shared_buffer().data()) + 15) & ~std::uintptr_t{15})
 inline float __expf(float x) { return std::exp(x); }
+inline float __fdividef(float x, float y) { return x / y; }
 inline float __uint_as_float(unsigned bits) {
   float f;
   std::memcpy(&f, &bits, sizeof f);

@@ -196,6 +196,29 @@ TEST(CudaEngineEmulated, GemvForDecodeStepsComputesTheSameModel) {
   expect_correct(long_rows, with_weights(testing::genome_with({{"GEMV_ROWS", 4}, {"GEMV_UNROLL", 4}}), "int8"));
 }
 
+// GEMV_NORM: on the steps kf_gemv serves, the RMSNorm before each projection (and before the LM head) is kf_gemv's
+// own: the raw rows, their mean square from a second pass over A, gamma on the weights or folded into them. The same
+// model on both architectures, every precision, unfused projections (KDA's five read one norm), long rows unrolled;
+// a kf_gemv that takes the mean over K - 1 or forgets gamma is a wrong result.
+TEST(CudaEngineEmulated, TheNormFusedIntoGemvComputesTheSameModel) {
+  for (const char* arch : {"llama", "kimi-linear"}) {
+    expect_correct(testing::settings(arch), testing::genome_with({{"GEMV_ROWS", 8}, {"GEMV_NORM", 1}}));
+    expect_correct(testing::settings(arch),
+                   with_weights(testing::genome_with({{"GEMV_ROWS", 2}, {"GEMV_NORM", 1}, {"fuse_qkv", 0}}), "bf16"));
+  }
+  expect_correct(testing::settings("llama"),
+                 testing::genome_with({{"GEMV_ROWS", 4}, {"GEMV_NORM", 1}, {"fold_norm", 1}, {"fuse_gate_up", 0}}));
+  jobs::EvalSettings long_rows = testing::settings("llama");
+  long_rows.engine.model.hidden = 320;  // rows of 320 weights: the unrolled pass and its remainder
+  long_rows.engine.model.tied_embeddings = false;
+  expect_correct(long_rows,
+                 with_weights(testing::genome_with({{"GEMV_ROWS", 8}, {"GEMV_NORM", 1}, {"GEMV_UNROLL", 2}}), "int8"));
+  const jobs::Genome fused = testing::genome_with({{"GEMV_ROWS", 8}, {"GEMV_NORM", 1}});
+  EXPECT_EQ(verified_with_edit(fused, "(float)K) + eps)", "(float)(K - 1)) + eps)"),  // the mean over K - 1
+            jobs::Status::wrong_result);
+  EXPECT_EQ(verified_with_edit(fused, "w[j] *= gamma[k + j];", "w[j] *= 1.f;"), jobs::Status::wrong_result);
+}
+
 // The plan really launches kf_gemv for decode steps, and only when the genome asks: the same wrong kf_gemv is a
 // wrong result with GEMV_ROWS 8 and harmless with GEMV_ROWS 0 (never launched). An unrolled pass that skips its
 // last vector is caught where rows are long enough to take it.
