@@ -80,27 +80,24 @@ abi::ServedRuns CudaEngineBackend::serve_cublas(const EvalContext& ctx, const ab
   abi::round_weights(weights, precision);  // a bf16 candidate's model, for cublas_bf16
   const abi::EngineSizes sizes = abi::engine_sizes_for(e, module.policy_);
   CublasGemm cublas;
-  GemmFn gemm;
-  if (!bf16) {
-    gemm = [&](const GemmCall& c) {
-      if (c.row_scale != 0 || c.col_scale != 0 || c.norm)
-        throw std::logic_error("cuda engine: the cuBLAS baseline takes its weights unscaled and normed inputs");
+  // cublasGemmEx takes A and B of one type: at bf16 each projection's input is rounded into a scratch buffer by the
+  // module's kf_to_bf16 first, as a bf16 engine keeps its activations.
+  const std::uint64_t a16 =
+      bf16 ? gpu->allocate(static_cast<std::size_t>(sizes.most_tokens * widest_projection_input(e.model)) *
+                           sizeof(std::uint16_t))
+           : 0;
+  const GemmFn gemm = [&, a16](const GemmCall& c) {
+    if (c.row_scale != 0 || c.col_scale != 0 || c.norm)
+      throw std::logic_error("cuda engine: the cuBLAS baseline takes its weights unscaled and normed inputs");
+    if (!bf16) {
       cublas.run_fp32_nt(gpu->stream(), c.a, c.lda, c.w, c.c, c.ldc, c.m, c.n, c.k, c.accumulate);
-    };
-  } else {
-    // cublasGemmEx takes A and B of one type: each projection's input is rounded to bf16 into a scratch buffer by
-    // the module's kf_to_bf16 first, as a bf16 engine keeps its activations.
-    const std::uint64_t a16 = gpu->allocate(
-        static_cast<std::size_t>(sizes.most_tokens * widest_projection_input(e.model)) * sizeof(std::uint16_t));
-    gemm = [&, a16](const GemmCall& c) {
-      if (c.row_scale != 0 || c.col_scale != 0 || c.norm)
-        throw std::logic_error("cuda engine: the cuBLAS baseline takes its weights unscaled and normed inputs");
-      KernelArgs args;
-      args.pointer(c.a).i32(c.lda).pointer(a16).i32(c.m).i32(c.k);
-      gpu->launch("kf_to_bf16", elementwise_launch(module.params_, std::int64_t{c.m} * c.k), args);
-      cublas.run_bf16_nt(gpu->stream(), a16, c.k, c.w, c.c, c.ldc, c.m, c.n, c.k, c.accumulate);
-    };
-  }
+      return;
+    }
+    KernelArgs args;
+    args.pointer(c.a).i32(c.lda).pointer(a16).i32(c.m).i32(c.k);
+    gpu->launch("kf_to_bf16", elementwise_launch(module.params_, std::int64_t{c.m} * c.k), args);
+    cublas.run_bf16_nt(gpu->stream(), a16, c.k, c.w, c.c, c.ldc, c.m, c.n, c.k, c.accumulate);
+  };
   CudaEnginePlan plan(*gpu, e.model, weights, module.params_, sizes, gemm);
   return abi::serve_repeatedly(s, e, module.policy_, [&] { return step_function(plan); });
 }

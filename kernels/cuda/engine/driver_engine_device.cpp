@@ -47,12 +47,6 @@ std::uint64_t DriverEngineDevice::allocate(std::size_t bytes) {
   return buffers_.back().address();
 }
 
-namespace {
-void refuse_in_capture(bool capturing, const char* what) {
-  if (capturing) throw std::logic_error(std::string("cuda engine: ") + what + " inside a graph's capture");
-}
-}  // namespace
-
 void DriverEngineDevice::upload(std::uint64_t to, const void* from, std::size_t bytes) {
   refuse_in_capture(capturing_, "a copy from the host");
   // Pageable memory: the driver stages it before returning, so `from` may be reused at once; ordered on the stream.

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -49,6 +50,12 @@ class EngineDevice {
   // device: the physical floor of a run's time (physical_floor.hpp). 0 where there is no real memory to measure.
   virtual double copy_bandwidth(std::size_t bytes) = 0;
 };
+
+// What both devices refuse while a graph is captured (a copy to or from the host, a wait, a capture in a capture):
+// throws std::logic_error naming it when `capturing`.
+inline void refuse_in_capture(bool capturing, const char* what) {
+  if (capturing) throw std::logic_error(std::string("cuda engine: ") + what + " inside a graph's capture");
+}
 
 // How both devices number their marks: those taken outside graphs reuse the numbers handed out since the last
 // begin_marks() (so a long run creates no more events than its longest step), those recorded in a graph get numbers

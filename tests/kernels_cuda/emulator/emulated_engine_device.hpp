@@ -35,7 +35,7 @@ class EmulatedEngineDevice final : public EngineDevice {
   // a value a replay needs fresh as a kernel argument computes with the capture's value, as on a GPU.
   int capture(const std::function<void()>& enqueue) override;
   void replay(int graph) override;
-  void synchronize() override { refuse_in_capture("a wait for the stream"); }
+  void synchronize() override { refuse_in_capture(recording_ != nullptr, "a wait for the stream"); }
   double used_memory_mib() override { return static_cast<double>(allocated_) / (1024.0 * 1024.0); }
   double copy_bandwidth(std::size_t) override { return 0.0; }  // a fake GPU has no memory bandwidth to measure
 
@@ -49,7 +49,6 @@ class EmulatedEngineDevice final : public EngineDevice {
   using Operation = std::function<void()>;
   // Runs `op` now, or records it into the graph being captured.
   void enqueue(Operation op);
-  void refuse_in_capture(const char* what) const;
 
   std::vector<std::unique_ptr<std::byte[]>> buffers_;
   std::vector<std::chrono::steady_clock::time_point> marks_;  // by mark number
