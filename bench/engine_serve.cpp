@@ -108,7 +108,7 @@ ServedEngine serve_engine(const fs::path& artefact, const fs::path& scratch, con
   const std::int64_t vocab = e.model.vocab;
   const EngineSizes sizes = engine_sizes_for(e, policy);
   std::unique_ptr<kernels::host::CandidateProcess> process = engine_process_in(artefact, scratch / "verify");
-  const auto step = [&](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
+  const StepFn step = [&](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens, const RowWants&) {
     return step_engine(*process, seqs, tokens, vocab);
   };
   init_engine(*process, e.model, weights, sizes);

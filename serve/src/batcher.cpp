@@ -84,7 +84,7 @@ bool Batcher::step_once(std::vector<Flight>& flights, const kernels::engine::Ste
   }
   StepOutcome r;
   try {
-    r = step(seqs, tokens);
+    r = step(seqs, tokens, kernels::engine::RowWants{});  // whole rows: the request's sampler draws from them
   } catch (const std::exception& e) {
     fail(flights, std::string("the engine failed: ") + e.what());
     return false;

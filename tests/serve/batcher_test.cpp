@@ -62,10 +62,11 @@ struct Running {
 };
 
 StepFn reference_step(kernels::engine::ReferenceEngine& ref, std::vector<std::vector<StepSequence>>* steps = nullptr) {
-  return [&ref, steps](std::span<const StepSequence> seqs, std::span<const std::int32_t> tokens) {
+  return [&ref, steps](std::span<const StepSequence> seqs, std::span<const std::int32_t> tokens,
+                       const kernels::engine::RowWants&) {
     if (steps) steps->emplace_back(seqs.begin(), seqs.end());
     const auto logits = ref.step({seqs.begin(), seqs.end()}, {tokens.begin(), tokens.end()});
-    return StepOutcome{std::vector<float>(logits.begin(), logits.end()), 0.1, {}};
+    return StepOutcome{std::vector<float>(logits.begin(), logits.end()), 0.1, {}, {}};
   };
 }
 
@@ -123,13 +124,13 @@ struct ScriptedEngine {
   std::int32_t token = 7;
   int calls = 0, throw_at = -1, nan_at = -1;
   StepFn step() {
-    return [this](std::span<const StepSequence> seqs, std::span<const std::int32_t>) {
+    return [this](std::span<const StepSequence> seqs, std::span<const std::int32_t>, const kernels::engine::RowWants&) {
       ++calls;
       if (calls == throw_at) throw std::runtime_error("the candidate process died");
       std::vector<float> logits(seqs.size() * static_cast<std::size_t>(vocab), 0.0f);
       for (std::size_t s = 0; s < seqs.size(); ++s) logits[s * static_cast<std::size_t>(vocab) + token] = 5.0f;
       if (calls == nan_at) logits[0] = NAN;
-      return StepOutcome{logits, 0.1, {}};
+      return StepOutcome{logits, 0.1, {}, {}};
     };
   }
 };

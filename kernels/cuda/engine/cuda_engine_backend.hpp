@@ -26,6 +26,7 @@ namespace kforge::kernels::cuda::engine {
 // the harness's defines it was compiled with.
 struct ModuleImage {
   std::filesystem::path cubin;
+  std::filesystem::path harness_cubin;  // the harness's module (cuda_engine_pick.hpp) for the same target
   std::string source;
   std::vector<std::string> defines;  // -DKF_HEAD_DIM=.. -DKF_PREPACK=.. -DKF_KV_BLOCK=..
   const ArchSpec* arch = nullptr;
@@ -67,6 +68,9 @@ class CudaEngineBackend final : public Backend {
   CompileResult compile_module(const std::string& source, const jobs::Candidate& c, const EvalContext& ctx,
                                CompileIn where);
   std::filesystem::path cache_root(const EvalContext& ctx) const;
+  // image_.harness_cubin for `arch`, or why it could not be built.
+  std::optional<std::string> build_harness_module(const EvalContext& ctx, const jobs::EvalSettings& s,
+                                                  const ArchSpec& arch, CompileIn where);
   // A cuBLAS engine (the default genome's module, its projections through cuBLAS) serving the workload; with
   // graphs, its decode steps captured (serve_cublas_graphed: without them should a capture fail).
   kernels::engine::ServedRuns serve_cublas(const EvalContext& ctx, const kernels::engine::Weights& model_weights,

@@ -27,7 +27,8 @@ abi::ServedRuns serve_reference(const jobs::EvalSettings& s, const jobs::EngineS
   const abi::BatchPolicy policy = abi::baseline_policy();
   const abi::EngineSizes z = abi::engine_sizes_for(e, policy);
   abi::ReferenceEngine reference(e.model, weights, static_cast<int>(z.slots), static_cast<int>(z.max_context));
-  const abi::StepFn step = [&](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
+  const abi::StepFn step = [&](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens,
+                               const abi::RowWants&) {
     const auto started = std::chrono::steady_clock::now();
     const std::vector<double> logits = reference.step({seqs.begin(), seqs.end()}, {tokens.begin(), tokens.end()});
     StepOutcome out;
@@ -87,7 +88,7 @@ abi::ServedRuns CudaEngineBackend::serve_cublas(const EvalContext& ctx, const ab
                            sizeof(std::uint16_t))
            : 0;
   const GemmFn gemm = [&, a16](const GemmCall& c) {
-    if (c.row_scale != 0 || c.col_scale != 0 || c.norm)
+    if (c.row_scale != 0 || c.col_scale != 0 || c.norm || c.silu)
       throw std::logic_error("cuda engine: the cuBLAS baseline takes its weights unscaled and normed inputs");
     if (!bf16) {
       cublas.run_fp32_nt(gpu->stream(), c.a, c.lda, c.w, c.c, c.ldc, c.m, c.n, c.k, c.accumulate);

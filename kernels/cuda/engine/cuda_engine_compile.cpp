@@ -6,6 +6,7 @@
 
 #include "cuda_engine_backend.hpp"
 #include "cuda_engine_launches.hpp"
+#include "cuda_engine_pick.hpp"
 #include "cuda_engine_source.hpp"
 #include "kforge/engine/serving_verdict.hpp"
 #include "kforge/kernels/cuda/cuda_engine.hpp"
@@ -58,6 +59,25 @@ CompileResult CudaEngineBackend::compile(const std::string& source, const jobs::
   return compile_module(source, c, ctx, CompileIn::forked_child);
 }
 
+// The harness's module for the target (cuda_engine_pick.hpp), through the compile cache like the candidate's: its
+// text is fixed, so every candidate after the first finds it there. A failure is the node's, never the candidate's.
+std::optional<std::string> CudaEngineBackend::build_harness_module(const EvalContext& ctx, const jobs::EvalSettings& s,
+                                                                   const ArchSpec& arch, CompileIn where) {
+  const ModuleBuild built = build_module({pick_module_source(),
+                                          "kforge-harness-pick",
+                                          &arch,
+                                          {},
+                                          {{"entry", "harness module"}, {"family", "engine"}, {"target", arch.target}},
+                                          cache_root(ctx),
+                                          ctx.scratch,
+                                          s.compile_timeout_s,
+                                          where});
+  if (!built.entry) return "the harness's own module (kf_pick) did not compile: " + built.failure;
+  if (!built.entry->ok) return "the harness's own module (kf_pick) did not compile: " + built.entry->failure;
+  image_.harness_cubin = built.entry->cubin();
+  return std::nullopt;
+}
+
 CompileResult CudaEngineBackend::compile_module(const std::string& source, const jobs::Candidate& c,
                                                 const EvalContext& ctx, CompileIn where) {
   const jobs::EvalSettings& s = settings_of(ctx);
@@ -77,7 +97,8 @@ CompileResult CudaEngineBackend::compile_module(const std::string& source, const
     if (auto why = launch_rejection(k.launch, arch))
       return rejected(r, jobs::Status::resource_reject, std::string(k.kernel) + ": " + *why);
 
-  image_ = {{}, source, layout_defines(e.model, params_), &arch};
+  image_ = {{}, {}, source, layout_defines(e.model, params_), &arch};
+  if (auto why = build_harness_module(ctx, s, arch, where)) return rejected(r, jobs::Status::infra_error, *why);
   std::vector<std::string> options = image_.defines;
   options.insert(options.end(), flags.begin(), flags.end());
   const ModuleBuild built = build_module(

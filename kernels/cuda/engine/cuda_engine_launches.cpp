@@ -49,6 +49,18 @@ LaunchConfig attention_launch(const CudaEngineParams& p, std::int64_t tokens, st
   return l;
 }
 
+int qtile_queries(const jobs::ModelSpec& model) {
+  const std::int64_t group = model.kv_heads > 0 ? model.heads / model.kv_heads : 1;
+  return static_cast<int>(std::max<std::int64_t>(1, 16 / std::max<std::int64_t>(1, group)));
+}
+
+LaunchConfig attention_tiles_launch(const CudaEngineParams& p, std::int64_t tokens, const jobs::ModelSpec& model) {
+  LaunchConfig l;
+  l.grid = {blocks_of(tokens, qtile_queries(model)), whole(model.kv_heads), 1};
+  l.block = {static_cast<unsigned>(p.ATTN_THREADS), 1, 1};
+  return l;
+}
+
 LaunchConfig kda_launch(std::int64_t sequences, std::int64_t heads, std::int64_t head_dim) {
   LaunchConfig l;
   l.grid = {whole(sequences), whole(heads), 1};
@@ -74,6 +86,8 @@ std::vector<KernelLaunch> engine_launches(const jobs::ModelSpec& model, const Cu
   if (p.GEMV_ROWS > 0) out.push_back({"kf_gemv", gemv_launch(p, widest)});  // then the module must define it
   if (p.group_attention_for(model.heads, model.kv_heads))
     out.push_back({"kf_attention_group", attention_launch(p, N, model.kv_heads)});
+  if (p.tiled_attention_for(model.heads, model.kv_heads))
+    out.push_back({"kf_attention_tiles", attention_tiles_launch(p, N, model)});
   return out;
 }
 

@@ -20,6 +20,9 @@ LaunchConfig elementwise_launch(const CudaEngineParams& p, std::int64_t elements
 LaunchConfig gemm_launch(const CudaEngineParams& p, std::int64_t m, std::int64_t n);
 LaunchConfig gemv_launch(const CudaEngineParams& p, std::int64_t n);  // one warp per output column
 LaunchConfig attention_launch(const CudaEngineParams& p, std::int64_t tokens, std::int64_t heads);
+// kf_attention_tiles: tokens per block (as many as fill its 16 rows of (token, query head)), and its grid.
+int qtile_queries(const jobs::ModelSpec& model);
+LaunchConfig attention_tiles_launch(const CudaEngineParams& p, std::int64_t tokens, const jobs::ModelSpec& model);
 LaunchConfig kda_launch(std::int64_t sequences, std::int64_t heads, std::int64_t head_dim);
 
 struct KernelLaunch {

@@ -119,7 +119,9 @@ CudaEngineParams cuda_engine_params(const jobs::Genome& g) {
   p.GEMV_WARPS = optional("GEMV_WARPS");
   p.GEMV_UNROLL = optional("GEMV_UNROLL");
   p.GEMV_NORM = optional("GEMV_NORM") == 1;
+  p.GEMV_SILU = optional("GEMV_SILU") == 1;
   p.ATTN_GROUP = optional("ATTN_GROUP") == 1;
+  p.ATTN_QTILE = optional("ATTN_QTILE") == 1;
   p.decode_graphs = optional("decode_graphs") == 1;
   p.kda_state_regs = i("kda_state_regs") == 1;
   p.fuse_qkv = i("fuse_qkv") == 1;

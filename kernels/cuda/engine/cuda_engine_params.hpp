@@ -19,6 +19,7 @@ struct CudaEngineParams {
   int ATTN_THREADS = 128;   // threads per (token, head) of kf_attention
   int ATTN_TILE = 64;       // cache positions scored per pass of the online softmax
   bool ATTN_GROUP = false;  // kf_attention_group: a block per (token, KV head) for all its query heads
+  bool ATTN_QTILE = false;  // kf_attention_tiles on steps that feed prompts: a block per tile of tokens and KV head
   int NORM_THREADS = 128;   // threads per row of kf_rmsnorm, kf_embed, kf_silu_mul
   // kf_gemv: projections of at most GEMV_ROWS rows (decode steps) as one warp per output streaming its weight row,
   // GEMV_WARPS warps per block; 0 = every projection through kf_gemm. Only for weights as stored (not prepacked).
@@ -26,6 +27,9 @@ struct CudaEngineParams {
   int GEMV_ROWS = 0, GEMV_WARPS = 4, GEMV_UNROLL = 1;
   // GEMV_NORM: on the steps kf_gemv serves, the RMSNorm before a projection is kf_gemv's own (no kf_rmsnorm launch).
   bool GEMV_NORM = false;
+  // GEMV_SILU: on the steps kf_gemv serves, the MLP's SiLU(gate) * up is the fused gate and up projection's own output
+  // (no kf_silu_mul launch); with fuse_gate_up only.
+  bool GEMV_SILU = false;
   bool kda_state_regs = false;  // KDA: each thread's state column in registers for a whole sequence
   bool fuse_qkv = true, fuse_gate_up = true, fold_norm = false, residual_epilogue = true, prepack = false;
   int kv_block = 0;  // 0 = one contiguous KV region per slot; 16, 32, 64 = paged blocks from a shared pool
@@ -39,9 +43,14 @@ struct CudaEngineParams {
 
   int gemm_threads() const { return (BM / TM) * (BN / TN); }
   bool gemv_for(int rows) const { return rows <= GEMV_ROWS && !prepack; }
+  bool silu_in_gemv_for(int rows) const { return GEMV_SILU && fuse_gate_up && gemv_for(rows); }
   // kf_attention_group serves groups of at most 8 query heads per KV head (its GROUP_MAX).
   bool group_attention_for(std::int64_t heads, std::int64_t kv_heads) const {
     return ATTN_GROUP && kv_heads > 0 && heads / kv_heads <= 8;
+  }
+  // kf_attention_tiles serves steps of more tokens than sequences, groups of at most 16 query heads (QTILE_ROWS).
+  bool tiled_attention_for(std::int64_t heads, std::int64_t kv_heads) const {
+    return ATTN_QTILE && kv_heads > 0 && heads / kv_heads <= 16;
   }
 };
 

@@ -1,14 +1,18 @@
 #include "cuda_engine_plan.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <stdexcept>
 #include <string>
 
 #include "cuda_engine_kv_blocks.hpp"
+#include "cuda_engine_pick.hpp"
 #include "cuda_engine_weights.hpp"
 #include "kforge/engine/engine_abi.hpp"
 #include "kforge/engine/rope.hpp"
+#include "kforge/engine/served_checks.hpp"
 
 namespace kforge::kernels::cuda::engine {
 namespace {
@@ -18,6 +22,18 @@ namespace abi = kernels::engine;
 enum Op : int { kEmbed, kNorm, kQkv, kAttention, kKda, kOProj, kMlp, kLmHead };
 
 std::size_t floats(std::int64_t n) { return static_cast<std::size_t>(n) * sizeof(float); }
+
+// kf_pick_row's words (cuda_engine_pick.hpp) as serve() takes them.
+abi::PickedRows unpack_picked(const std::vector<std::uint32_t>& words, int rows, std::size_t columns) {
+  abi::PickedRows out;
+  const std::size_t width = columns + 2;
+  out.kept.resize(static_cast<std::size_t>(rows) * (columns + 1));
+  for (std::size_t r = 0; r < static_cast<std::size_t>(rows); ++r) {
+    out.greedy.push_back(static_cast<std::int32_t>(words[r * width]));
+    std::memcpy(out.kept.data() + r * (columns + 1), words.data() + r * width + 1, (columns + 1) * sizeof(float));
+  }
+  return out;
+}
 
 // RoPE's cos and sin of p * inv_freq[i] (rope.hpp) for every position and pair, in double, then rounded once.
 void rope_tables(const jobs::ModelSpec& m, std::int64_t context, std::vector<float>& cos_t, std::vector<float>& sin_t) {
@@ -47,6 +63,9 @@ struct CudaEnginePlan::Impl {
   // Activations, sized for the largest step.
   std::uint64_t x = 0, h = 0, proj = 0, att = 0, tmp = 0, gu = 0, act = 0, inv_rms = 0, last = 0, last_normed = 0;
   std::uint64_t logits = 0, rope_cos = 0, rope_sin = 0, ints = 0, block_table = 0;
+  // kf_pick's buffers: each chunk's best, the asked columns, what comes back (cuda_engine_pick.hpp).
+  std::uint64_t pick_value = 0, pick_index = 0, pick_columns = 0, pick_out = 0;
+  std::size_t pick_capacity = 0;                       // columns
   std::vector<std::uint64_t> k_cache, v_cache, state;  // per layer (0 where the layer has none)
   std::vector<std::pair<int, int>> marks;              // (operator, mark) in stream order
   // decode_graphs: each batch size's decode step as a graph, with the marks its capture recorded.
@@ -82,6 +101,11 @@ struct CudaEnginePlan::Impl {
     last = d.allocate(floats(S * H));
     last_normed = d.allocate(floats(S * H));
     logits = d.allocate(floats(S * m.vocab));
+    pick_value = d.allocate(floats(S * pick_chunks(m.vocab)));
+    pick_index = d.allocate(static_cast<std::size_t>(S * pick_chunks(m.vocab)) * sizeof(std::int32_t));
+    pick_capacity = static_cast<std::size_t>(std::min(m.vocab, abi::kSampledColumns));
+    pick_columns = d.allocate(pick_capacity * sizeof(std::uint32_t) + sizeof(std::uint32_t));
+    pick_out = d.allocate(static_cast<std::size_t>(S * picked_words(abi::kSampledColumns)) * sizeof(std::uint32_t));
     ints = d.allocate(static_cast<std::size_t>(3 * N + 5 * S) * sizeof(std::int32_t));
     block_table = d.allocate(blocks.table().size() * sizeof(std::int32_t) + sizeof(std::int32_t));
     std::vector<float> cos_t, sin_t;
@@ -114,8 +138,10 @@ struct CudaEnginePlan::Impl {
         .pointer(c.col_scale)  // from here on: a module written before int8 weights declares fewer parameters
         .i32(c.norm ? 1 : 0)
         .pointer(c.norm_gamma)
-        .f32(c.norm_eps);
-    if (c.norm && !p.gemv_for(c.m)) throw std::logic_error("cuda engine: a fused norm reached kf_gemm");
+        .f32(c.norm_eps)
+        .i32(c.silu ? 1 : 0);
+    if ((c.norm || c.silu) && !p.gemv_for(c.m))
+      throw std::logic_error("cuda engine: a fused norm or SiLU reached kf_gemm");
     if (p.gemv_for(c.m))
       device.launch("kf_gemv", gemv_launch(p, c.n), args);  // the same arguments, the same result
     else
@@ -229,7 +255,10 @@ struct CudaEnginePlan::Impl {
           .pointer(block_table)
           .i32(static_cast<int>(blocks.table_width()))
           .f32(attn_scale);
-      if (p.group_attention_for(model.heads, model.kv_heads))
+      if (p.tiled_attention_for(model.heads, model.kv_heads) && N > S) {  // a step that feeds a prompt
+        attn.i32(qtile_queries(model)).i32(N);  // the same arguments, then the tile's tokens and the step's
+        device.launch("kf_attention_tiles", attention_tiles_launch(p, N, model), attn);
+      } else if (p.group_attention_for(model.heads, model.kv_heads))
         device.launch("kf_attention_group", attention_launch(p, N, model.kv_heads), attn);  // the same arguments
       else
         device.launch("kf_attention", attention_launch(p, N, model.heads), attn);
@@ -252,13 +281,50 @@ struct CudaEnginePlan::Impl {
     residual_projection(L.o, att, HD, N);
     op_done(kOProj);
     const NormedInput post = normed(x, L.post_gamma, h, N);
-    zero_for_split_k(gu, N, 2 * F);
-    project(L.gate_up, post, H, gu, 2 * F, N);
-    KernelArgs silu;
-    silu.pointer(gu).pointer(act).i32(F);
-    device.launch("kf_silu_mul", rows_launch(p, N), silu);
+    if (p.silu_in_gemv_for(N)) {  // kf_gemv writes SiLU(gate) * up itself
+      GemmCall c = call_for(L.gate_up.front(), post, H, act, F, N);
+      c.n = F;
+      c.silu = true;
+      gemm(c);
+    } else {
+      zero_for_split_k(gu, N, 2 * F);
+      project(L.gate_up, post, H, gu, 2 * F, N);
+      KernelArgs silu;
+      silu.pointer(gu).pointer(act).i32(F);
+      device.launch("kf_silu_mul", rows_launch(p, N), silu);
+    }
     residual_projection(L.down, act, F, N);
     op_done(kMlp);
+  }
+
+  // The harness's reduction of the step's S rows of logits (cuda_engine_pick.hpp), downloaded into `words` at the
+  // next synchronize(). The secret columns are on the device only from after the candidate's kernels (the copy is
+  // ordered after them on the stream) until kf_pick_row has read them, and its output (the values at those columns,
+  // from which a module that kept its logits could find them) until it is copied out: both wipes follow.
+  void pick(int S, std::span<const std::uint32_t> columns, std::vector<std::uint32_t>& words) {
+    const std::size_t ncol = columns.size();
+    if (ncol > pick_capacity)
+      throw std::invalid_argument("cuda engine: " + std::to_string(ncol) + " columns asked of every row, more than " +
+                                  std::to_string(pick_capacity));
+    const int V = static_cast<int>(model.vocab);
+    device.upload(pick_columns, columns.data(), ncol * sizeof(std::uint32_t));
+    KernelArgs part;
+    part.pointer(logits).i32(V).pointer(pick_value).pointer(pick_index);
+    device.launch_harness(kPickPart, pick_part_launch(V, S), part);
+    KernelArgs row;
+    row.pointer(logits)
+        .i32(V)
+        .pointer(pick_value)
+        .pointer(pick_index)
+        .i32(static_cast<int>(pick_chunks(V)))
+        .pointer(pick_columns)
+        .i32(static_cast<int>(ncol))
+        .pointer(pick_out);
+    device.launch_harness(kPickRow, pick_row_launch(S), row);
+    words.resize(static_cast<std::size_t>(S * picked_words(static_cast<std::int64_t>(ncol))));
+    device.download(words.data(), pick_out, words.size() * sizeof(std::uint32_t));
+    device.fill(pick_columns, 0, ncol * sizeof(std::uint32_t));
+    device.fill(pick_out, 0, words.size() * sizeof(std::uint32_t));
   }
 
   // The step's kernels from the embedding to the logits, enqueued (or captured) on the device's stream.
@@ -286,7 +352,8 @@ CudaEnginePlan::CudaEnginePlan(EngineDevice& device, const jobs::ModelSpec& mode
 
 CudaEnginePlan::~CudaEnginePlan() = default;
 
-StepOutcome CudaEnginePlan::step(std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
+StepOutcome CudaEnginePlan::step(std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens,
+                                 const abi::RowWants& wants) {
   Impl& I = *impl_;
   const StepInts step = step_ints(seqs, tokens, I.model, I.sizes, I.positions, I.blocks);
   const int N = static_cast<int>(tokens.size()), S = static_cast<int>(seqs.size());
@@ -314,10 +381,16 @@ StepOutcome CudaEnginePlan::step(std::span<const SeqDesc> seqs, std::span<const 
     I.forward(N, S);
   }
   StepOutcome out;
-  out.logits.resize(static_cast<std::size_t>(S) * V);
-  d.download(out.logits.data(), I.logits, floats(static_cast<std::int64_t>(S) * V));
+  std::vector<std::uint32_t> words;
+  if (wants.whole) {
+    out.logits.resize(static_cast<std::size_t>(S) * V);
+    d.download(out.logits.data(), I.logits, floats(static_cast<std::int64_t>(S) * V));
+  } else {
+    I.pick(S, wants.columns, words);
+  }
   I.op_done(kLmHead);
   d.synchronize();
+  if (!wants.whole) out.picked = unpack_picked(words, S, wants.columns.size());
   out.ms = d.elapsed_ms(first, I.marks.back().second);
   int previous = first;
   for (const auto& [op, mark] : I.marks) {

@@ -3,8 +3,9 @@
 // owns the engine's device memory (weights laid out as the genome chooses: fused, gamma-folded, prepacked; KV
 // caches contiguous or paged; KDA states; activations) and enqueues, for each step, the module's kernels in the
 // model's order on one stream (a decode step, with `decode_graphs`, as one graph captured on the first step of
-// its batch size and replayed by the later ones), then reads the logits back. The module's kernels only compute; which
-// kernel runs on which buffers, and what the step returns, is decided here.
+// its batch size and replayed by the later ones), then reads the logits back, or, when serving, reduces them
+// on the device with the harness's own kernels (cuda_engine_pick.hpp) and reads back only what serve() keeps. The
+// module's kernels only compute; which kernel runs on which buffers, and what the step returns, is decided here.
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -34,6 +35,8 @@ struct GemmCall {
   bool norm = false;
   std::uint64_t norm_gamma = 0;
   float norm_eps = 0.f;
+  // GEMV_SILU: W holds 2n rows (gate's, then up's); C[m][j] = SiLU(gate sum) * up sum, each scaled as its own output.
+  bool silu = false;
 };
 // How projections run: the module's kf_gemm by default; the cuBLAS baseline engine supplies its own.
 using GemmFn = std::function<void(const GemmCall&)>;
@@ -51,9 +54,12 @@ class CudaEnginePlan {
 
   // kStep's semantics (engine_abi.hpp): the last token's logits of each sequence, the step's stream time (from the
   // first copy in to the logits back) and the time per operator class. The logits buffer is poisoned (NaN) before
-  // every step, so a kernel that writes nothing leaves NaN. Throws std::invalid_argument for a step the engine
-  // was not sized for or that does not continue its slot.
-  StepOutcome step(std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens);
+  // every step, so a kernel that writes nothing leaves NaN. Asked for picked rows (RowWants), the harness's kf_pick
+  // reduces them on the device and only what serve() keeps comes back (StepOutcome::picked; the clock runs to its
+  // copy back). Throws std::invalid_argument for a step the engine was not sized for or that does not continue its
+  // slot, or for more columns than a sampler draws (kSampledColumns).
+  StepOutcome step(std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens,
+                   const kernels::engine::RowWants& wants);
 
  private:
   struct Impl;
@@ -62,8 +68,8 @@ class CudaEnginePlan {
 
 // The plan as the serving loop's step function (the plan outlives it).
 inline kernels::engine::StepFn step_function(CudaEnginePlan& plan) {
-  return
-      [&plan](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) { return plan.step(seqs, tokens); };
+  return [&plan](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens,
+                 const kernels::engine::RowWants& wants) { return plan.step(seqs, tokens, wants); };
 }
 
 }  // namespace kforge::kernels::cuda::engine

@@ -34,7 +34,8 @@ std::unique_ptr<EngineDevice> make_gpu_device(const ModuleImage& image) {
     throw std::runtime_error("cuda engine backend: the module is for " + image.arch->arch + " but this GPU (" +
                              session->name() + ") has compute capability " + std::to_string(cc / 10) + "." +
                              std::to_string(cc % 10) + ": the island's target does not match the node's GPUs");
-  return std::make_unique<DriverEngineDevice>(std::move(session), read_cubin(image.cubin));
+  return std::make_unique<DriverEngineDevice>(std::move(session), read_cubin(image.cubin),
+                                              read_cubin(image.harness_cubin));
 }
 
 void CudaEngineBackend::load(const CompileResult& compiled) {

@@ -26,6 +26,10 @@ FamilySchema cuda_engine() {
   ParameterSchema attn_group = int_choice("ATTN_GROUP", {0, 1});
   attn_group.default_value = 0;
   s.parameters.push_back(std::move(attn_group));
+  // kf_attention_tiles for the steps that feed prompts (keys and values read once per tile of tokens): optional.
+  ParameterSchema attn_qtile = int_choice("ATTN_QTILE", {0, 1});
+  attn_qtile.default_value = 0;
+  s.parameters.push_back(std::move(attn_qtile));
   ParameterSchema gemv_warps = int_choice("GEMV_WARPS", {2, 4, 8});
   gemv_warps.default_value = 4;
   s.parameters.push_back(std::move(gemv_warps));
@@ -35,6 +39,9 @@ FamilySchema cuda_engine() {
   ParameterSchema gemv_norm = int_choice("GEMV_NORM", {0, 1});  // the RMSNorm fused into kf_gemv
   gemv_norm.default_value = 0;
   s.parameters.push_back(std::move(gemv_norm));
+  ParameterSchema gemv_silu = int_choice("GEMV_SILU", {0, 1});  // SiLU(gate) * up as the gate and up kf_gemv's output
+  gemv_silu.default_value = 0;
+  s.parameters.push_back(std::move(gemv_silu));
   for (const char* flag : {"fuse_qkv", "fuse_gate_up", "fold_norm", "residual_epilogue", "prepack"})
     s.parameters.push_back(int_choice(flag, {0, 1}));
   s.parameters.push_back(int_choice("kv_block", {0, 16, 32, 64}));

@@ -25,8 +25,8 @@ inline constexpr std::array<std::string_view, 9> kEngineKernels = {"kf_embed",  
 // Kernels a genome may not use (GEMV_ROWS 0, ATTN_GROUP 0): a module without them is complete; the compile stage
 // requires each one the genome launches (cuda_engine_launches.hpp). kf_to_bf16 is the cublas_bf16 baseline's, whose
 // module is always the template's.
-inline constexpr std::array<std::string_view, 3> kOptionalEngineKernels = {"kf_gemv", "kf_attention_group",
-                                                                           "kf_to_bf16"};
+inline constexpr std::array<std::string_view, 4> kOptionalEngineKernels = {"kf_gemv", "kf_attention_group",
+                                                                           "kf_attention_tiles", "kf_to_bf16"};
 
 std::string render_cuda_engine_source(const CudaEngineParams& p);
 
@@ -37,9 +37,11 @@ std::string head_dim_option(std::int64_t head_dim);
 int kda_threads(std::int64_t head_dim);
 
 namespace text {
-const char* engine_common();  // warp and block reductions, the KV cache's row of (slot, position)
-const char* engine_dense();   // kf_embed, kf_rmsnorm, kf_gemm, kf_silu_mul, kf_add, kf_gather_rows
-const char* engine_mixers();  // kf_rope_cache, kf_attention, kf_kda
+const char* engine_common();           // warp and block reductions, the KV cache's row of (slot, position)
+const char* engine_dense();            // kf_embed, kf_rmsnorm, kf_gemm, kf_silu_mul, kf_add, kf_gather_rows
+const char* engine_gemv();             // kf_gemv (GEMV_NORM, GEMV_SILU)
+const char* engine_mixers();           // kf_rope_cache, kf_attention, kf_kda
+const char* engine_attention_tiles();  // kf_attention_tiles (ATTN_QTILE)
 }  // namespace text
 
 }  // namespace kforge::kernels::cuda::engine

@@ -6,18 +6,28 @@
 #include <stdexcept>
 
 #include "checked_call.hpp"
+#include "cuda_engine_pick.hpp"
 #include "cuda_engine_source.hpp"
 
 namespace kforge::kernels::cuda::engine {
 
-DriverEngineDevice::DriverEngineDevice(std::unique_ptr<DeviceSession> session, const std::string& cubin)
+DriverEngineDevice::DriverEngineDevice(std::unique_ptr<DeviceSession> session, const std::string& cubin,
+                                       const std::string& harness_cubin)
     : session_(std::move(session)), api_(session_->api()) {
+  KFORGE_CU_CHECK(api_.cuModuleLoadData(&harness_module_, harness_cubin.data()));
+  for (std::string_view name : {kPickPart, kPickRow}) {
+    CUfunction f = nullptr;
+    const std::string n(name);
+    KFORGE_CU_CHECK(api_.cuModuleGetFunction(&f, harness_module_, n.c_str()));
+    harness_kernels_.emplace(n, f);
+  }
   KFORGE_CU_CHECK(api_.cuModuleLoadData(&module_, cubin.data()));
   for (std::string_view name : kEngineKernels) {
     CUfunction f = nullptr;
     const std::string n(name);
     if (api_.cuModuleGetFunction(&f, module_, n.c_str()) != CUDA_SUCCESS) {
       api_.cuModuleUnload(module_);
+      api_.cuModuleUnload(harness_module_);
       throw std::runtime_error("cuda engine: the module defines no kernel " + n +
                                " (every engine module defines extern \"C\" __global__ " + n + ", docs/engines.md)");
     }
@@ -39,6 +49,7 @@ DriverEngineDevice::~DriverEngineDevice() {
   if (pinned_ != nullptr) api_.cuMemFreeHost(pinned_);
   buffers_.clear();
   api_.cuModuleUnload(module_);
+  api_.cuModuleUnload(harness_module_);
 }
 
 std::uint64_t DriverEngineDevice::allocate(std::size_t bytes) {
@@ -91,8 +102,19 @@ void DriverEngineDevice::fill(std::uint64_t to, unsigned char value, std::size_t
 void DriverEngineDevice::launch(std::string_view name, const LaunchConfig& l, KernelArgs& args) {
   const auto it = kernels_.find(name);
   if (it == kernels_.end()) throw std::logic_error("cuda engine: no kernel " + std::string(name) + " in the module");
-  const CUresult r = api_.cuLaunchKernel(it->second, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
-                                         l.block[2], 0, session_->stream(), args.pointers(), nullptr);
+  enqueue(it->second, name, l, args);
+}
+
+void DriverEngineDevice::launch_harness(std::string_view name, const LaunchConfig& l, KernelArgs& args) {
+  const auto it = harness_kernels_.find(name);
+  if (it == harness_kernels_.end())
+    throw std::logic_error("cuda engine: no kernel " + std::string(name) + " in the harness's module");
+  enqueue(it->second, name, l, args);
+}
+
+void DriverEngineDevice::enqueue(CUfunction f, std::string_view name, const LaunchConfig& l, KernelArgs& args) {
+  const CUresult r = api_.cuLaunchKernel(f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2], 0,
+                                         session_->stream(), args.pointers(), nullptr);
   if (r != CUDA_SUCCESS)
     throw std::runtime_error("cuda engine: launching " + std::string(name) + " (" + l.text() +
                              ") failed: " + driver_error_text(r));

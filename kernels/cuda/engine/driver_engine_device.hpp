@@ -13,9 +13,10 @@ namespace kforge::kernels::cuda::engine {
 
 class DriverEngineDevice final : public EngineDevice {
  public:
-  // Loads the cubin in the session's context and finds every kernel of kEngineKernels (a module without one of them
-  // throws, naming it).
-  DriverEngineDevice(std::unique_ptr<DeviceSession> session, const std::string& cubin);
+  // Loads the candidate's cubin and the harness's in the session's context and finds every kernel of kEngineKernels
+  // in the first (a module without one of them throws, naming it) and the harness's in the second.
+  DriverEngineDevice(std::unique_ptr<DeviceSession> session, const std::string& cubin,
+                     const std::string& harness_cubin);
   ~DriverEngineDevice() override;
 
   std::uint64_t allocate(std::size_t bytes) override;
@@ -23,6 +24,7 @@ class DriverEngineDevice final : public EngineDevice {
   void download(void* to, std::uint64_t from, std::size_t bytes) override;
   void fill(std::uint64_t to, unsigned char value, std::size_t bytes) override;
   void launch(std::string_view name, const LaunchConfig& l, KernelArgs& args) override;
+  void launch_harness(std::string_view name, const LaunchConfig& l, KernelArgs& args) override;
   void begin_marks() override { marks_.restart(); }
   int mark() override;
   double elapsed_ms(int from, int to) override;
@@ -37,8 +39,9 @@ class DriverEngineDevice final : public EngineDevice {
  private:
   std::unique_ptr<DeviceSession> session_;
   const DriverApi& api_;
-  CUmodule module_ = nullptr;
-  std::map<std::string, CUfunction, std::less<>> kernels_;
+  CUmodule module_ = nullptr, harness_module_ = nullptr;
+  std::map<std::string, CUfunction, std::less<>> kernels_, harness_kernels_;
+  void enqueue(CUfunction f, std::string_view name, const LaunchConfig& l, KernelArgs& args);
   std::vector<DeviceBuffer> buffers_;
   std::vector<CUevent> events_;  // by mark number (MarkNumbers)
   MarkNumbers marks_;

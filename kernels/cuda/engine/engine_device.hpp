@@ -29,6 +29,9 @@ class EngineDevice {
   virtual void fill(std::uint64_t to, unsigned char value, std::size_t bytes) = 0;
   // Enqueues the module's kernel `name`. Throws when the launch fails (the evidence names the kernel).
   virtual void launch(std::string_view name, const LaunchConfig& l, KernelArgs& args) = 0;
+  // Enqueues the harness's kernel `name` (cuda_engine_pick.hpp): kforge's own module, loaded beside the candidate's,
+  // whose kernels are never looked up in the candidate's module (which may define the same names).
+  virtual void launch_harness(std::string_view name, const LaunchConfig& l, KernelArgs& args) = 0;
   // A mark on the stream; elapsed_ms(a, b) is the stream time between two marks, valid after synchronize().
   // begin_marks() starts a step: the marks it takes outside graphs reuse the numbers (and events) of earlier steps'.
   virtual void begin_marks() = 0;

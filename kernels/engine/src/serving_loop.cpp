@@ -20,7 +20,41 @@ struct Flight {
   double last_token_ms = 0.0;
 };
 
+// "" when `r` answers a step of `rows` sequences as serve() asked (its picked rows, or whole rows it then reduces
+// into them); else what is wrong, for the failure ("step N returned ...").
+std::string usable_rows(StepOutcome& r, std::size_t rows, std::int64_t vocab, std::span<const std::uint32_t> columns) {
+  if (!r.logits.empty()) {
+    if (r.logits.size() != rows * static_cast<std::size_t>(vocab))
+      return std::to_string(r.logits.size()) + " logits for " + std::to_string(rows) + " sequences of vocab " +
+             std::to_string(vocab);
+    r.picked = pick_rows(r.logits, vocab, columns);
+  }
+  if (r.picked.greedy.size() != rows || r.picked.kept.size() != rows * (columns.size() + 1))
+    return "no logits, or picked rows of the wrong size (" + std::to_string(r.picked.greedy.size()) + " tokens, " +
+           std::to_string(r.picked.kept.size()) + " kept values) for " + std::to_string(rows) + " sequences";
+  const bool finite = std::all_of(r.picked.kept.begin(), r.picked.kept.end(), [](float x) { return std::isfinite(x); });
+  if (!finite || std::find(r.picked.greedy.begin(), r.picked.greedy.end(), -1) != r.picked.greedy.end())
+    return "a logit that is not finite";
+  for (const std::int32_t t : r.picked.greedy)
+    if (t < 0 || t >= vocab) return "the greedy token " + std::to_string(t) + ", outside the vocabulary";
+  return "";
+}
+
 }  // namespace
+
+PickedRows pick_rows(std::span<const float> logits, std::int64_t vocab, std::span<const std::uint32_t> columns) {
+  const auto v = static_cast<std::size_t>(vocab);
+  PickedRows out;
+  for (std::size_t at = 0; at + v <= logits.size(); at += v) {
+    const std::span<const float> row = logits.subspan(at, v);
+    const bool finite = std::all_of(row.begin(), row.end(), [](float x) { return std::isfinite(x); });
+    const std::int64_t top = argmax(row);
+    out.greedy.push_back(finite ? static_cast<std::int32_t>(top) : -1);
+    for (const std::uint32_t c : columns) out.kept.push_back(row[c]);
+    out.kept.push_back(row[static_cast<std::size_t>(top)]);
+  }
+  return out;
+}
 
 BatchPolicy batch_policy_from_genome(const jobs::Genome& genome) {
   BatchPolicy p;
@@ -121,18 +155,16 @@ ServingResult serve(const WorkloadTrace& trace, const BatchPolicy& policy, std::
       append_to_step(fl.slot, trace.requests[fl.request].prompt, fl.fed, out.outputs[fl.request], policy, seqs, tokens);
     }
 
-    const StepOutcome r = step(seqs, tokens);
+    const std::span<const std::uint32_t> columns =
+        sampler != nullptr ? std::span<const std::uint32_t>(sampler->columns) : std::span<const std::uint32_t>();
+    StepOutcome r = step(seqs, tokens, RowWants{false, columns});
     ++out.steps;
     out.sequence_steps += static_cast<std::int64_t>(seqs.size());
     out.tokens_fed += static_cast<std::int64_t>(tokens.size());
     for (const StepSequence& q : seqs) out.positions_read += q.start_position + q.token_count;
-    if (static_cast<std::int64_t>(r.logits.size()) != static_cast<std::int64_t>(seqs.size()) * vocab) {
-      out.failure = "step " + std::to_string(out.steps) + " returned " + std::to_string(r.logits.size()) +
-                    " logits for " + std::to_string(seqs.size()) + " sequences of vocab " + std::to_string(vocab);
-      break;
-    }
-    if (!std::all_of(r.logits.begin(), r.logits.end(), [](float x) { return std::isfinite(x); })) {
-      out.failure = "step " + std::to_string(out.steps) + " returned a logit that is not finite";
+    out.failure = usable_rows(r, seqs.size(), vocab, columns);
+    if (!out.failure.empty()) {
+      out.failure = "step " + std::to_string(out.steps) + " returned " + out.failure;
       break;
     }
     clock += r.ms;
@@ -148,13 +180,11 @@ ServingResult serve(const WorkloadTrace& trace, const BatchPolicy& policy, std::
       const bool prefill = fl.fed < static_cast<std::int64_t>(req.prompt.size());
       if (prefill) fl.fed += seqs[s].token_count;
       if (prefill && fl.fed < static_cast<std::int64_t>(req.prompt.size())) continue;  // a chunk mid-prompt
-      const auto row = std::span<const float>(r.logits).subspan(s * static_cast<std::size_t>(vocab),
-                                                                static_cast<std::size_t>(vocab));
-      generated.push_back(static_cast<std::int32_t>(argmax(row)));
+      generated.push_back(r.picked.greedy[s]);
       if (sampler != nullptr) {
-        auto& kept = out.sampled[fl.request];
-        for (const std::uint32_t c : sampler->columns) kept.push_back(row[c]);
-        kept.push_back(row[static_cast<std::size_t>(generated.back())]);
+        const auto row = r.picked.kept.begin() + static_cast<std::ptrdiff_t>(s * (columns.size() + 1));
+        out.sampled[fl.request].insert(out.sampled[fl.request].end(), row,
+                                       row + static_cast<std::ptrdiff_t>(columns.size() + 1));
       }
       (prefill ? ttft : itl).push_back(clock - (prefill ? fl.started_ms : fl.last_token_ms));
       fl.last_token_ms = clock;

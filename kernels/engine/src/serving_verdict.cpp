@@ -80,7 +80,7 @@ VerifyResult verify_served_engine(const jobs::EvalSettings& s, const jobs::Engin
                                   const Weights& weights, const ReferenceEngine& reference, std::uint64_t seed,
                                   const StepFn& step, double* envelope_ms) {
   const LogitsFn logits = [&](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
-    return step(seqs, tokens).logits;
+    return step(seqs, tokens, RowWants{}).logits;  // whole rows: the traces compare every logit
   };
   const VerifyResult script = verify_engine(e.model, weights, seed, s.validation_cases, logits);
   if (script.status != jobs::Status::ok) return script;

@@ -74,7 +74,7 @@ StepOutcome step_engine(host::CandidateProcess& process, std::span<const SeqDesc
 }
 
 StepFn step_through(host::CandidateProcess& process, std::int64_t vocab) {
-  return [&process, vocab](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
+  return [&process, vocab](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens, const RowWants&) {
     return step_engine(process, seqs, tokens, vocab);
   };
 }

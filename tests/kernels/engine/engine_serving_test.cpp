@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <set>
 #include <stdexcept>
@@ -99,7 +100,7 @@ constexpr std::int64_t kVocab = 8;
 struct FakeEngine {
   std::vector<std::vector<StepSequence>> steps;
   StepFn fn() {
-    return [this](std::span<const StepSequence> seqs, std::span<const std::int32_t> tokens) {
+    return [this](std::span<const StepSequence> seqs, std::span<const std::int32_t> tokens, const RowWants&) {
       steps.emplace_back(seqs.begin(), seqs.end());
       StepOutcome out;
       out.logits.assign(seqs.size() * kVocab, 0.0f);
@@ -198,7 +199,7 @@ TEST(ServingLoop, OpenLoopIdleGapsJumpToTheNextArrival) {
 TEST(ServingLoop, LogitsThatAreNotFiniteStopServingWithAReason) {
   WorkloadTrace trace;
   trace.requests = {request(2, 2)};
-  const StepFn nan_engine = [](std::span<const StepSequence> seqs, std::span<const std::int32_t>) {
+  const StepFn nan_engine = [](std::span<const StepSequence> seqs, std::span<const std::int32_t>, const RowWants&) {
     StepOutcome out;
     out.logits.assign(seqs.size() * kVocab, std::nanf(""));
     out.ms = 1.0;
@@ -206,6 +207,65 @@ TEST(ServingLoop, LogitsThatAreNotFiniteStopServingWithAReason) {
   };
   const ServingResult r = serve(trace, BatchPolicy{1, 16, true}, kVocab, nan_engine);
   EXPECT_NE(r.failure.find("not finite"), std::string::npos) << r.failure;
+}
+
+// pick_rows, the harness's reduction of a row (and the specification of the cuda engine's kf_pick): the first of the
+// largest values, -1 for a row with a value that is not finite, the values at the columns and then at the token.
+TEST(ServingLoop, PickedRowsKeepTheFirstLargestAndTheAskedColumns) {
+  const float nan = std::nanf("");
+  const std::vector<float> rows = {1,    5, 5,  -2,  0,  5,  3,  4,   // a tie: the lower index
+                                   -0.f, 0, -1, -1,  -1, -1, -1, -1,  // -0 ties +0
+                                   1,    2, 3,  nan, 5,  6,  7,  8};  // a NaN away from the top
+  const std::vector<std::uint32_t> columns = {0, 3, 7};
+  const PickedRows p = pick_rows(rows, kVocab, columns);
+  EXPECT_EQ(p.greedy, (std::vector<std::int32_t>{1, 0, -1}));
+  ASSERT_EQ(p.kept.size(), 3u * 4u);
+  EXPECT_EQ(std::vector<float>(p.kept.begin(), p.kept.begin() + 8),
+            (std::vector<float>{1, -2, 4, 5, -0.f, -1, -1, -0.f}));
+  EXPECT_EQ(pick_rows(rows, kVocab, {}).kept.size(), 3u);  // the top value alone
+}
+
+// An engine that reduces its rows where it computes them (the cuda engine) answers with picked rows; serve()
+// decodes and samples from them as from whole rows, and refuses picked rows that are missing, of the wrong size, or
+// that say a value was not finite.
+TEST(ServingLoop, AnEngineMayAnswerWithPickedRows) {
+  WorkloadTrace trace;
+  trace.requests = {request(3, 4), request(5, 2)};
+  trace.concurrency = 2;
+  const LogitSampler sampler{{1, 6}};
+  FakeEngine whole;
+  const ServingResult want = serve(trace, BatchPolicy{2, 16, true}, kVocab, whole.fn(), &sampler);
+  FakeEngine reduced;
+  std::vector<bool> asked_whole;
+  const StepFn picking = [&](std::span<const StepSequence> seqs, std::span<const std::int32_t> tokens,
+                             const RowWants& wants) {
+    asked_whole.push_back(wants.whole);
+    StepOutcome out = reduced.fn()(seqs, tokens, wants);
+    out.picked = pick_rows(out.logits, kVocab, wants.columns);
+    out.logits.clear();
+    return out;
+  };
+  const ServingResult got = serve(trace, BatchPolicy{2, 16, true}, kVocab, picking, &sampler);
+  ASSERT_EQ(got.failure, "");
+  EXPECT_EQ(got.outputs, want.outputs);
+  EXPECT_EQ(got.sampled, want.sampled);
+  EXPECT_DOUBLE_EQ(got.total_ms, want.total_ms);
+  EXPECT_EQ(std::count(asked_whole.begin(), asked_whole.end(), true), 0);
+
+  const auto served_with = [&](const std::function<void(PickedRows&)>& spoil) {
+    const StepFn spoiled = [&](std::span<const StepSequence> seqs, std::span<const std::int32_t> tokens,
+                               const RowWants& wants) {
+      StepOutcome out = picking(seqs, tokens, wants);
+      spoil(out.picked);
+      return out;
+    };
+    return serve(trace, BatchPolicy{2, 16, true}, kVocab, spoiled, &sampler).failure;
+  };
+  EXPECT_NE(served_with([](PickedRows& p) { p.greedy[0] = -1; }).find("a logit that is not finite"), std::string::npos);
+  EXPECT_NE(served_with([](PickedRows& p) { p.kept.back() = std::nanf(""); }).find("not finite"), std::string::npos);
+  EXPECT_NE(served_with([](PickedRows& p) { p.greedy[0] = kVocab; }).find("outside the vocabulary"), std::string::npos);
+  EXPECT_NE(served_with([](PickedRows& p) { p.kept.pop_back(); }).find("wrong size"), std::string::npos);
+  EXPECT_NE(served_with([](PickedRows& p) { p = {}; }).find("no logits"), std::string::npos);
 }
 
 TEST(ServingLoop, BatchPolicyFromTheGenome) {

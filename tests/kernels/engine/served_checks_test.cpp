@@ -135,9 +135,9 @@ TEST(ServedChecks, TheReferenceAgreesWithItselfAndOneMovedLogitOrTokenIsNamed) {
   spec.output_max = 5;
   spec.concurrency = 3;
   const WorkloadTrace trace = fresh_trace(spec, m.vocab, 9);
-  const StepFn step = [&](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
+  const StepFn step = [&](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens, const RowWants&) {
     const auto logits = served_by.step({seqs.begin(), seqs.end()}, {tokens.begin(), tokens.end()});
-    return StepOutcome{std::vector<float>(logits.begin(), logits.end()), 1.0, {}};
+    return StepOutcome{std::vector<float>(logits.begin(), logits.end()), 1.0, {}, {}};
   };
   const LogitSampler sampler = draw_sampler(m.vocab, 4);
   ServingResult run = serve(trace, BatchPolicy{2, 16, true}, m.vocab, step, &sampler);
@@ -181,13 +181,13 @@ TEST(EnvelopeVerification, TheWavesReachEverySlotTwiceTheFullestStepTheLargestCh
   const BatchPolicy policy{4, 32, true};
   std::int64_t most_sequences = 0, largest_chunk = 0;
   std::map<std::int64_t, int> restarts;  // sequences that start a request at position 0, per slot
-  const StepFn step = [&](std::span<const SeqDesc> seqs, std::span<const std::int32_t>) {
+  const StepFn step = [&](std::span<const SeqDesc> seqs, std::span<const std::int32_t>, const RowWants&) {
     most_sequences = std::max<std::int64_t>(most_sequences, static_cast<std::int64_t>(seqs.size()));
     for (const SeqDesc& s : seqs) {
       largest_chunk = std::max(largest_chunk, s.token_count);
       restarts[s.slot] += s.start_position == 0 ? 1 : 0;
     }
-    return StepOutcome{std::vector<float>(seqs.size() * 500, 0.0f), 1.0, {}};
+    return StepOutcome{std::vector<float>(seqs.size() * 500, 0.0f), 1.0, {}, {}};
   };
   for (int wave = 0; wave < 2; ++wave) {
     const WorkloadTrace trace = envelope_trace(w, policy, 500, 3, wave);
@@ -271,11 +271,12 @@ TEST(ServeRepeatedly, EveryRunIsAFreshTraceOnAFreshEngineAndIsChecked) {
     engines.push_back(std::make_unique<ReferenceEngine>(e.model, w, 3, 16));
     ReferenceEngine* engine = engines.back().get();
     first_prompts.emplace_back();
-    return StepFn([engine, &first_prompts](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
-      if (first_prompts.back().empty()) first_prompts.back().assign(tokens.begin(), tokens.end());
-      const auto logits = engine->step({seqs.begin(), seqs.end()}, {tokens.begin(), tokens.end()});
-      return StepOutcome{std::vector<float>(logits.begin(), logits.end()), 1.0, {}};
-    });
+    return StepFn(
+        [engine, &first_prompts](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens, const RowWants&) {
+          if (first_prompts.back().empty()) first_prompts.back().assign(tokens.begin(), tokens.end());
+          const auto logits = engine->step({seqs.begin(), seqs.end()}, {tokens.begin(), tokens.end()});
+          return StepOutcome{std::vector<float>(logits.begin(), logits.end()), 1.0, {}, {}};
+        });
   };
   const ServedRuns served = serve_repeatedly(s, e, BatchPolicy{2, 16, true}, fresh, &checker);
   EXPECT_EQ(served.failure, "");

@@ -22,6 +22,7 @@ using kernels::engine::testing::ScratchDir;
 
 ModuleImage image_of(const CudaEngineParams& p, std::string source = {}) {
   return {{},
+          {},
           source.empty() ? render_cuda_engine_source(p) : source,
           {"-DKF_HEAD_DIM=16", "-DKF_PREPACK=0", "-DKF_KV_BLOCK=0"},
           nullptr};

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuda_engine_pick.hpp"
 #include "cuda_engine_source.hpp"
 
 namespace kforge::kernels::cuda::engine {
@@ -20,7 +21,9 @@ std::vector<std::string> engine_kernel_names(const std::string& source) {
 }  // namespace
 
 EmulatedEngineDevice::EmulatedEngineDevice(const ModuleImage& image, const std::filesystem::path& work_dir)
-    : kernels_(engine_kernel_names(image.source)), module_(image.source, image.defines, kernels_, work_dir) {}
+    : kernels_(engine_kernel_names(image.source)),
+      module_(image.source, image.defines, kernels_, work_dir),
+      harness_(pick_module_source(), {}, {std::string(kPickPart), std::string(kPickRow)}, work_dir) {}
 
 std::uint64_t EmulatedEngineDevice::allocate(std::size_t bytes) {
   buffers_.emplace_back(new std::byte[bytes == 0 ? 1 : bytes]);
@@ -52,9 +55,20 @@ void EmulatedEngineDevice::fill(std::uint64_t to, unsigned char value, std::size
 void EmulatedEngineDevice::launch(std::string_view name, const LaunchConfig& l, KernelArgs& args) {
   if (std::find(kernels_.begin(), kernels_.end(), name) == kernels_.end())  // at the launch, in a capture too
     throw std::logic_error("cuda engine: no kernel " + std::string(name) + " in the module");
-  enqueue([this, kernel = std::string(name), l, frozen = args]() mutable {
+  enqueue_launch(module_, name, l, args);
+}
+
+void EmulatedEngineDevice::launch_harness(std::string_view name, const LaunchConfig& l, KernelArgs& args) {
+  if (name != kPickPart && name != kPickRow)
+    throw std::logic_error("cuda engine: no kernel " + std::string(name) + " in the harness's module");
+  enqueue_launch(harness_, name, l, args);
+}
+
+void EmulatedEngineDevice::enqueue_launch(EmulatedModule& module, std::string_view name, const LaunchConfig& l,
+                                          KernelArgs& args) {
+  enqueue([this, &module, kernel = std::string(name), l, frozen = args]() mutable {
     ++launches_;
-    module_.launch(kernel, l, frozen);
+    module.launch(kernel, l, frozen);
   });
 }
 

@@ -19,8 +19,8 @@ namespace kforge::kernels::cuda::engine {
 
 class EmulatedEngineDevice final : public EngineDevice {
  public:
-  // Compiles image.source (cached in work_dir by a hash of the source and defines); throws std::runtime_error
-  // with the compiler's output when it does not compile.
+  // Compiles image.source and the harness's module (cached in work_dir by a hash of the source and defines); throws
+  // std::runtime_error with the compiler's output when it does not compile.
   EmulatedEngineDevice(const ModuleImage& image, const std::filesystem::path& work_dir);
 
   std::uint64_t allocate(std::size_t bytes) override;
@@ -28,6 +28,7 @@ class EmulatedEngineDevice final : public EngineDevice {
   void download(void* to, std::uint64_t from, std::size_t bytes) override;
   void fill(std::uint64_t to, unsigned char value, std::size_t bytes) override;
   void launch(std::string_view name, const LaunchConfig& l, KernelArgs& args) override;
+  void launch_harness(std::string_view name, const LaunchConfig& l, KernelArgs& args) override;
   void begin_marks() override { numbers_.restart(); }
   int mark() override;
   double elapsed_ms(int from, int to) override;
@@ -46,7 +47,9 @@ class EmulatedEngineDevice final : public EngineDevice {
  private:
   std::vector<std::string> kernels_;  // the module's (declared before module_, which is built from it)
   EmulatedModule module_;
+  EmulatedModule harness_;  // cuda_engine_pick.hpp's source, whatever the image (the driver loads its cubin)
   using Operation = std::function<void()>;
+  void enqueue_launch(EmulatedModule& module, std::string_view name, const LaunchConfig& l, KernelArgs& args);
   // Runs `op` now, or records it into the graph being captured.
   void enqueue(Operation op);
 

@@ -16,36 +16,11 @@
 namespace kforge::kernels::cuda::engine {
 namespace {
 
+using testing::expect_correct;
 using testing::ScratchDir;
-
-struct Served {
-  VerifyResult verified;
-  TimeResult timed;
-};
-
-Served verify_and_time(const jobs::EvalSettings& s, const jobs::Genome& g) {
-  ScratchDir scratch;
-  CudaEngineBackend b = testing::emulated_backend(scratch);
-  const EvalContext ctx = testing::context(s, scratch, "hopper");
-  const jobs::Candidate c = testing::candidate(g);
-  const CompileResult compiled = b.compile(b.render(c), c, ctx);
-  EXPECT_TRUE(compiled.ok) << compiled.log;
-  if (!compiled.ok) return {};
-  b.load(compiled);
-  Served out;
-  out.verified = b.verify(ctx);
-  if (out.verified.status == jobs::Status::ok) out.timed = b.time(ctx);
-  return out;
-}
-
-void expect_correct(const jobs::EvalSettings& s, const jobs::Genome& g) {
-  const Served r = verify_and_time(s, g);
-  ASSERT_EQ(r.verified.status, jobs::Status::ok) << g.to_text() << "\n"
-                                                 << r.verified.evidence << " " << r.verified.failed_case;
-  EXPECT_LT(r.verified.max_rel_error, 1e-5) << g.to_text();  // fp32 against double: far inside the 1e-4 tolerance
-  EXPECT_EQ(r.timed.status, jobs::Status::ok) << r.timed.evidence;
-  EXPECT_FALSE(r.timed.samples_ms.empty());
-}
+using testing::Served;
+using testing::verified_with_edit;
+using testing::verify_and_time;
 
 TEST(CudaEngineEmulated, TheDefaultEngineReproducesTheReferenceOnBothArchitectures) {
   expect_correct(testing::settings("llama"), testing::genome_with({}));
@@ -134,30 +109,6 @@ TEST(CudaEngineEmulated, NarrowWeightsReproduceTheReferenceOnTheRoundedModelInLe
   EXPECT_EQ(peak["fp8"], peak["int8"]);  // one byte per weight and a scale per output, both
 }
 
-// The status of verifying genome g's module with `from` replaced by `to`, on the emulation, on llama unless `s` says
-// otherwise (a hostile or mistaken variant of a kernel the genome renders).
-jobs::Status verified_with_edit(const jobs::Genome& g, const std::string& from, const std::string& to,
-                                const jobs::EvalSettings& s = testing::settings("llama")) {
-  std::string source = render_cuda_engine_source(cuda_engine_params(g));
-  const auto at = source.find(from);
-  if (at == std::string::npos) {
-    ADD_FAILURE() << "the module has no " << from;
-    return jobs::Status::infra_error;
-  }
-  source.replace(at, from.size(), to);
-  ScratchDir scratch;
-  CudaEngineBackend b = testing::emulated_backend(scratch);
-  const EvalContext ctx = testing::context(s, scratch, "hopper");
-  const jobs::Candidate c = testing::candidate(g, source);
-  const CompileResult compiled = b.compile(b.render(c), c, ctx);
-  if (!compiled.ok) {
-    ADD_FAILURE() << compiled.log;
-    return compiled.status;
-  }
-  b.load(compiled);
-  return b.verify(ctx).status;
-}
-
 // The genome's precision reaches both sides: the bf16 layout read by the fp32 GEMM (the module built without
 // KF_WEIGHTS_BF16) is a wrong result, not a quiet pass; so are int8 weights whose scales the GEMM leaves out, and
 // fp8 codes decoded as int8.
@@ -219,6 +170,34 @@ TEST(CudaEngineEmulated, TheNormFusedIntoGemvComputesTheSameModel) {
   EXPECT_EQ(verified_with_edit(fused, "w[j] *= gamma[k + j];", "w[j] *= 1.f;"), jobs::Status::wrong_result);
 }
 
+// GEMV_SILU: on the steps kf_gemv serves, the fused gate and up projection writes SiLU(gate) * up itself (each warp
+// streams a gate row and its up row). The same model on both architectures, with the fused norm, a folded one (the
+// row scale on both sums), bf16 and int8 weights (up's own output scales), rows long enough for the unrolled pass,
+// and gate and up unfused (then kf_silu_mul as before); a kf_gemv that drops the SiLU, or scales up with gate's
+// scale, is a wrong result where the genome fuses it and harmless where it does not.
+TEST(CudaEngineEmulated, TheSiluFusedIntoGemvComputesTheSameModel) {
+  for (const char* arch : {"llama", "kimi-linear"})
+    expect_correct(testing::settings(arch),
+                   testing::genome_with({{"GEMV_ROWS", 8}, {"GEMV_SILU", 1}, {"GEMV_NORM", 1}}));
+  jobs::EvalSettings wide = testing::settings("llama");
+  wide.engine.model.hidden = 512;  // gate and up rows of 512 weights: two bf16 vectors per lane, unrolled
+  expect_correct(wide,
+                 with_weights(testing::genome_with({{"GEMV_ROWS", 2}, {"GEMV_SILU", 1}, {"GEMV_UNROLL", 2}}), "bf16"));
+  expect_correct(testing::settings("llama"),
+                 with_weights(testing::genome_with({{"GEMV_ROWS", 8}, {"GEMV_SILU", 1}}), "int8"));
+  expect_correct(testing::settings("llama"),
+                 testing::genome_with({{"GEMV_ROWS", 4}, {"GEMV_SILU", 1}, {"fold_norm", 1}}));
+  expect_correct(testing::settings("llama"),
+                 testing::genome_with({{"GEMV_ROWS", 8}, {"GEMV_SILU", 1}, {"fuse_gate_up", 0}}));
+  for (const std::int64_t fused : {1, 0}) {
+    const jobs::Genome g = with_weights(testing::genome_with({{"GEMV_ROWS", 8}, {"GEMV_SILU", fused}}), "int8");
+    EXPECT_EQ(verified_with_edit(g, "v = v / (1.f + expf(-v)) * up;", "v = v * up;"),
+              fused ? jobs::Status::wrong_result : jobs::Status::ok);
+    EXPECT_EQ(verified_with_edit(g, "col_scale[N + n]", "col_scale[n]"),
+              fused ? jobs::Status::wrong_result : jobs::Status::ok);
+  }
+}
+
 // The plan really launches kf_gemv for decode steps, and only when the genome asks: the same wrong kf_gemv is a
 // wrong result with GEMV_ROWS 8 and harmless with GEMV_ROWS 0 (never launched). An unrolled pass that skips its
 // last vector is caught where rows are long enough to take it.
@@ -231,33 +210,9 @@ TEST(CudaEngineEmulated, AWrongGemvIsCaughtWhereTheGenomeUsesIt) {
   jobs::EvalSettings long_rows = testing::settings("llama");
   long_rows.engine.model.mlp_hidden = 600;
   EXPECT_EQ(verified_with_edit(testing::genome_with({{"GEMV_ROWS", 8}, {"GEMV_UNROLL", 4}}),
-                               "for (int u = 0; u < GEMV_UNROLL; ++u) {", "for (int u = 0; u < GEMV_UNROLL - 1; ++u) {",
-                               long_rows),
+                               "for (int u = 0; u < GEMV_UNROLL; ++u)\n          if (p < pairs) {",
+                               "for (int u = 0; u < GEMV_UNROLL - 1; ++u)\n          if (p < pairs) {", long_rows),
             jobs::Status::wrong_result);
-}
-
-// kf_attention_group (ATTN_GROUP): K and V read once per grouped-query group give kf_attention's results, over the
-// contiguous and the paged cache, with tiles shorter than the trace's 73 positions (head_dim 32: 128 positions
-// per tile; head_dim 16: 256), and in kimi-linear's attention layers.
-TEST(CudaEngineEmulated, GroupedAttentionComputesTheSameModel) {
-  for (const char* arch : {"llama", "kimi-linear"}) {
-    expect_correct(testing::settings(arch), testing::genome_with({{"ATTN_GROUP", 1}}));
-    expect_correct(testing::settings(arch),
-                   testing::genome_with({{"ATTN_GROUP", 1}, {"kv_block", 16}, {"ATTN_THREADS", 32}}));
-  }
-  jobs::EvalSettings wide = testing::settings("llama");
-  wide.engine.model.head_dim = 32;
-  expect_correct(wide, testing::genome_with({{"ATTN_GROUP", 1}, {"ATTN_THREADS", 256}, {"GEMV_ROWS", 4}}));
-}
-
-// The grouped kernel is launched exactly where the genome asks for it: a wrong one is caught with ATTN_GROUP 1 and
-// never launched with 0.
-TEST(CudaEngineEmulated, AWrongGroupedAttentionIsCaughtWhereTheGenomeUsesIt) {
-  for (const std::int64_t group : {1, 0})  // every position's value that of position 0
-    EXPECT_EQ(verified_with_edit(testing::genome_with({{"ATTN_GROUP", group}}), "vs[i][d] = v_cache[rows[i] + d];",
-                                 "vs[i][d] = v_cache[rows[0] + d];"),
-              group ? jobs::Status::wrong_result : jobs::Status::ok)
-        << "ATTN_GROUP " << group;
 }
 
 // decode_graphs: each decode step (one token per sequence) replays the graph its batch size captured, with the

@@ -19,13 +19,37 @@ namespace kforge::kernels::engine {
 // One sequence of a step (kStep's buffers[0] row): start_position 0 starts a new request in the slot.
 using StepSequence = SeqDesc;
 
-struct StepOutcome {
-  std::vector<float> logits;  // S * vocab: the last token's logits of each sequence, in the step's order
-  double ms = 0.0;            // the step's wall time, measured by the harness around the engine's call only
-  std::array<double, kOperatorCount> op_seconds{};  // the engine's own breakdown of the step (evidence)
+// What the harness keeps of a step's rows (each sequence's last-token logits). `whole`: every logit (verification's
+// traces, the server's sampler). Else, of each row, its greedy token and its values at `columns` and at that token
+// (serve(): greedy decoding and the secret sample of served_checks.hpp).
+struct RowWants {
+  bool whole = true;
+  std::span<const std::uint32_t> columns;  // sorted, distinct, each < vocab
 };
 
-using StepFn = std::function<StepOutcome(std::span<const StepSequence>, std::span<const std::int32_t>)>;
+// Rows reduced to what RowWants asks, `width` = columns + 1 floats per row.
+struct PickedRows {
+  std::vector<std::int32_t> greedy;  // per row: the argmax (lowest index on ties); -1: a logit that is not finite
+  std::vector<float> kept;           // per row: its values at the columns, then at its greedy token
+};
+
+// The harness's reduction of whole rows (S * vocab logits), the specification the cuda engine's kf_pick meets on
+// the device (cuda_engine_pick.hpp).
+PickedRows pick_rows(std::span<const float> logits, std::int64_t vocab, std::span<const std::uint32_t> columns);
+
+struct StepOutcome {
+  // S * vocab: the last token's logits of each sequence, in the step's order. An engine may answer a step asked
+  // for picked rows with them all the same (the host engine's kStep, whose process never sees RowWants).
+  std::vector<float> logits;
+  double ms = 0.0;  // the step's wall time, measured by the harness around the engine's call only
+  std::array<double, kOperatorCount> op_seconds{};  // the engine's own breakdown of the step (evidence)
+  // Or, for a step asked for picked rows, the rows reduced where they are computed, by harness code (the cuda
+  // engine: kf_pick, a kernel of the harness's own module, never the candidate's).
+  PickedRows picked;
+};
+
+using StepFn =
+    std::function<StepOutcome(std::span<const StepSequence>, std::span<const std::int32_t>, const RowWants&)>;
 
 // The harness-side batching policy (genome parameters max_batch, prefill_chunk, schedule).
 struct BatchPolicy {
@@ -85,9 +109,9 @@ struct ServingResult {
   std::vector<std::vector<float>> sampled;
 };
 
-// Serves every request of `trace`; `step` is called once per step. Greedy: each next token is the argmax of the
-// last logits (lowest index on ties). With `sampler`, keeps every generated token's row at its columns (sampled).
-// Throws what `step` throws.
+// Serves every request of `trace`; `step` is called once per step, asked for picked rows (the sampler's columns,
+// none without one). Greedy: each next token is the argmax of the last logits (lowest index on ties). With
+// `sampler`, keeps every generated token's row at its columns (sampled). Throws what `step` throws.
 ServingResult serve(const WorkloadTrace& trace, const BatchPolicy& policy, std::int64_t vocab, const StepFn& step,
                     const LogitSampler* sampler = nullptr);
 
