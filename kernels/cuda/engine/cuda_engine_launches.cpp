@@ -42,6 +42,13 @@ LaunchConfig gemv_launch(const CudaEngineParams& p, std::int64_t n) {
   return l;
 }
 
+LaunchConfig gemm_tc_launch(std::int64_t m, std::int64_t n) {
+  LaunchConfig l;
+  l.grid = {blocks_of(n, 64), blocks_of(m, 64), 1};
+  l.block = {128, 1, 1};
+  return l;
+}
+
 LaunchConfig attention_launch(const CudaEngineParams& p, std::int64_t tokens, std::int64_t heads) {
   LaunchConfig l;
   l.grid = {whole(tokens), whole(heads), 1};
@@ -86,6 +93,7 @@ std::vector<KernelLaunch> engine_launches(const jobs::ModelSpec& model, const Cu
   if (p.GEMV_ROWS > 0) out.push_back({"kf_gemv", gemv_launch(p, widest)});  // then the module must define it
   if (p.group_attention_for(model.heads, model.kv_heads))
     out.push_back({"kf_attention_group", attention_launch(p, N, model.kv_heads)});
+  if (p.tensor_cores()) out.push_back({"kf_gemm_tc", gemm_tc_launch(N, widest)});
   if (p.tiled_attention_for(model.heads, model.kv_heads))
     out.push_back({"kf_attention_tiles", attention_tiles_launch(p, N, model)});
   return out;

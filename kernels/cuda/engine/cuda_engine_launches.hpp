@@ -19,6 +19,7 @@ LaunchConfig rows_launch(const CudaEngineParams& p, std::int64_t rows);         
 LaunchConfig elementwise_launch(const CudaEngineParams& p, std::int64_t elements);  // one thread per element
 LaunchConfig gemm_launch(const CudaEngineParams& p, std::int64_t m, std::int64_t n);
 LaunchConfig gemv_launch(const CudaEngineParams& p, std::int64_t n);  // one warp per output column
+LaunchConfig gemm_tc_launch(std::int64_t m, std::int64_t n);          // 64 x 64 tiles, 128 threads
 LaunchConfig attention_launch(const CudaEngineParams& p, std::int64_t tokens, std::int64_t heads);
 // kf_attention_tiles: tokens per block (as many as fill its 16 rows of (token, query head)), and its grid.
 int qtile_queries(const jobs::ModelSpec& model);

@@ -120,6 +120,7 @@ CudaEngineParams cuda_engine_params(const jobs::Genome& g) {
   p.GEMV_UNROLL = optional("GEMV_UNROLL");
   p.GEMV_NORM = optional("GEMV_NORM") == 1;
   p.GEMV_SILU = optional("GEMV_SILU") == 1;
+  p.GEMM_TC = optional("GEMM_TC") == 1;
   p.ATTN_GROUP = optional("ATTN_GROUP") == 1;
   p.ATTN_QTILE = optional("ATTN_QTILE") == 1;
   p.decode_graphs = optional("decode_graphs") == 1;

@@ -30,6 +30,9 @@ struct CudaEngineParams {
   // GEMV_SILU: on the steps kf_gemv serves, the MLP's SiLU(gate) * up is the fused gate and up projection's own output
   // (no kf_silu_mul launch); with fuse_gate_up only.
   bool GEMV_SILU = false;
+  // GEMM_TC: with bf16 weights, the projections kf_gemv does not serve run on tensor cores (kf_gemm_tc), each fp32
+  // activation split exactly into three bf16 parts.
+  bool GEMM_TC = false;
   bool kda_state_regs = false;  // KDA: each thread's state column in registers for a whole sequence
   bool fuse_qkv = true, fuse_gate_up = true, fold_norm = false, residual_epilogue = true, prepack = false;
   int kv_block = 0;  // 0 = one contiguous KV region per slot; 16, 32, 64 = paged blocks from a shared pool
@@ -44,6 +47,8 @@ struct CudaEngineParams {
   int gemm_threads() const { return (BM / TM) * (BN / TN); }
   bool gemv_for(int rows) const { return rows <= GEMV_ROWS && !prepack; }
   bool silu_in_gemv_for(int rows) const { return GEMV_SILU && fuse_gate_up && gemv_for(rows); }
+  bool tensor_cores() const { return GEMM_TC && weights == kernels::engine::WeightPrecision::bf16 && !prepack; }
+  bool tc_for(int rows) const { return tensor_cores() && !gemv_for(rows); }
   // kf_attention_group serves groups of at most 8 query heads per KV head (its GROUP_MAX).
   bool group_attention_for(std::int64_t heads, std::int64_t kv_heads) const {
     return ATTN_GROUP && kv_heads > 0 && heads / kv_heads <= 8;

@@ -144,6 +144,8 @@ struct CudaEnginePlan::Impl {
       throw std::logic_error("cuda engine: a fused norm or SiLU reached kf_gemm");
     if (p.gemv_for(c.m))
       device.launch("kf_gemv", gemv_launch(p, c.n), args);  // the same arguments, the same result
+    else if (p.tc_for(c.m))
+      device.launch("kf_gemm_tc", gemm_tc_launch(c.m, c.n), args);  // it reads the first ten
     else
       device.launch("kf_gemm", gemm_launch(p, c.m, c.n), args);
   }

@@ -42,6 +42,9 @@ FamilySchema cuda_engine() {
   ParameterSchema gemv_silu = int_choice("GEMV_SILU", {0, 1});  // SiLU(gate) * up as the gate and up kf_gemv's output
   gemv_silu.default_value = 0;
   s.parameters.push_back(std::move(gemv_silu));
+  ParameterSchema gemm_tc = int_choice("GEMM_TC", {0, 1});  // bf16 weights: kf_gemm_tc on tensor cores
+  gemm_tc.default_value = 0;
+  s.parameters.push_back(std::move(gemm_tc));
   for (const char* flag : {"fuse_qkv", "fuse_gate_up", "fold_norm", "residual_epilogue", "prepack"})
     s.parameters.push_back(int_choice(flag, {0, 1}));
   s.parameters.push_back(int_choice("kv_block", {0, 16, 32, 64}));

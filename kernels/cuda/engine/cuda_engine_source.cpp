@@ -1,5 +1,7 @@
 #include "cuda_engine_source.hpp"
 
+#include "ptx_helpers.hpp"
+
 namespace kforge::kernels::cuda::engine {
 namespace {
 
@@ -25,10 +27,11 @@ std::string render_cuda_engine_source(const CudaEngineParams& p) {
          define("NORM_THREADS", p.NORM_THREADS) + define("KDA_STATE_REGS", p.kda_state_regs) +
          define("GEMV_ROWS", p.GEMV_ROWS) + define("GEMV_WARPS", p.GEMV_WARPS) + define("GEMV_UNROLL", p.GEMV_UNROLL) +
          define("GEMV_NORM", p.GEMV_NORM) + define("ATTN_QTILE", p.ATTN_QTILE) + define("GEMV_SILU", p.GEMV_SILU) +
-         define("KF_WEIGHTS_BF16", p.weights == kernels::engine::WeightPrecision::bf16) +
+         define("GEMM_TC", p.GEMM_TC) + define("KF_WEIGHTS_BF16", p.weights == kernels::engine::WeightPrecision::bf16) +
          define("KF_WEIGHTS_INT8", p.weights == kernels::engine::WeightPrecision::int8) +
          define("KF_WEIGHTS_FP8", p.weights == kernels::engine::WeightPrecision::fp8);
-  return out + text::engine_common() + text::engine_dense() + text::engine_gemv() + text::engine_mixers() +
+  return out + text::engine_common() + text::engine_dense() + text::engine_gemv() +
+         (p.GEMM_TC ? ptx_helpers_text() : "") + text::engine_gemm_tc() + text::engine_mixers() +
          text::engine_attention_tiles();
 }
 

@@ -100,9 +100,13 @@ TEST(CudaEngineCompile, AnOptionalKernelIsRequiredExactlyWhenTheGenomeLaunchesIt
   ScratchDir scratch;
   CudaEngineBackend b = testing::gpu_backend(scratch);
   const jobs::EvalSettings s = testing::settings("llama");
-  for (const auto& [gene, kernel] : {std::pair{"GEMV_ROWS", "kf_gemv"}, {"ATTN_GROUP", "kf_attention_group"}}) {
+  for (const auto& [gene, kernel] : {std::pair{"GEMV_ROWS", "kf_gemv"},
+                                     {"ATTN_GROUP", "kf_attention_group"},
+                                     {"ATTN_QTILE", "kf_attention_tiles"},
+                                     {"GEMM_TC", "kf_gemm_tc"}}) {
     for (const std::int64_t value : {0, 1}) {
-      const jobs::Genome g = testing::genome_with({{gene, value}});
+      jobs::Genome g = testing::genome_with({{gene, value}});
+      g.params["weights"] = std::string("bf16");  // kf_gemm_tc's
       const std::string rendered = render_cuda_engine_source(cuda_engine_params(g));
       std::string without = rendered;
       const std::string name = std::string(kernel) + "(";
