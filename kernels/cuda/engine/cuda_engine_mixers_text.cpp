@@ -96,6 +96,19 @@ kf_attention(const float* __restrict__ qkv, int ld, float* __restrict__ out, int
 // with its own online softmax; the kf_attention block per (token, head) read the same keys and values once per head.
 // At most GROUP_MAX heads per group (the plan uses kf_attention beyond). Each thread owns (head, dimension) pairs.
 #define GROUP_MAX 8
+// One row's online softmax over a tile of n scores p, of which the first `seen` count (the rest, positions after the
+// row's own, weigh 0; seen may be <= 0): p becomes the weights, m and l the running maximum and sum, `correction`
+// the factor the row's earlier sums are scaled by.
+__device__ __forceinline__ void online_softmax_tile(float* p, int n, int seen, float& m, float& l, float& correction) {
+  float tile_max = KF_NEG_BIG;
+  for (int i = 0; i < seen; ++i) tile_max = fmaxf(tile_max, p[i]);
+  const float m_new = fmaxf(m, tile_max);
+  float part = 0.f;
+  for (int i = 0; i < n; ++i) part += (p[i] = i < seen ? expf(p[i] - m_new) : 0.f);
+  correction = expf(m - m_new);
+  l = l * correction + part;
+  m = m_new;
+}
 #define GROUP_TILE (4096 / KF_D > 256 ? 256 : 4096 / KF_D < 8 ? 8 : 4096 / KF_D)  /* keys + values: about 32 KiB */
 #define GROUP_PER ((GROUP_MAX * KF_D + ATTN_THREADS - 1) / ATTN_THREADS)
 extern "C" __global__ void __launch_bounds__(ATTN_THREADS)
@@ -138,17 +151,8 @@ kf_attention_group(const float* __restrict__ qkv, int ld, float* __restrict__ ou
       p[hh][i] = dot;
     }
     __syncthreads();
-    if (threadIdx.x < group) {  // each head's online softmax over the tile: n <= GROUP_TILE steps
-      const int hh = threadIdx.x;
-      float tile_max = KF_NEG_BIG;
-      for (int i = 0; i < n; ++i) tile_max = fmaxf(tile_max, p[hh][i]);
-      const float m_new = fmaxf(m[hh], tile_max);
-      float part = 0.f;
-      for (int i = 0; i < n; ++i) part += (p[hh][i] = expf(p[hh][i] - m_new));
-      correction[hh] = expf(m[hh] - m_new);
-      l[hh] = l[hh] * correction[hh] + part;
-      m[hh] = m_new;
-    }
+    if (threadIdx.x < group)  // each head's online softmax over the tile: n <= GROUP_TILE steps
+      online_softmax_tile(p[threadIdx.x], n, n, m[threadIdx.x], l[threadIdx.x], correction[threadIdx.x]);
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < GROUP_PER; ++j) {

@@ -1,6 +1,7 @@
 #include "cuda_engine_pick.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace kforge::kernels::cuda::engine {
 namespace {
@@ -120,6 +121,17 @@ std::string pick_module_source() { return kPickText; }
 
 std::int64_t pick_chunks(std::int64_t vocab) {
   return std::max<std::int64_t>(1, (vocab + kPickChunk - 1) / kPickChunk);
+}
+
+kernels::engine::PickedRows picked_rows_of(std::span<const std::uint32_t> words, std::size_t columns) {
+  kernels::engine::PickedRows out;
+  const std::size_t width = columns + 2, rows = words.size() / width;
+  out.kept.resize(rows * (columns + 1));
+  for (std::size_t r = 0; r < rows; ++r) {
+    out.greedy.push_back(static_cast<std::int32_t>(words[r * width]));
+    std::memcpy(out.kept.data() + r * (columns + 1), words.data() + r * width + 1, (columns + 1) * sizeof(float));
+  }
+  return out;
 }
 
 LaunchConfig pick_part_launch(std::int64_t vocab, std::int64_t rows) {

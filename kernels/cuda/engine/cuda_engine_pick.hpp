@@ -5,10 +5,12 @@
 // vocabulary (Llama-3.2-1B: 501 KiB per row). Compiled from this text alone, never from a candidate's, into a module
 // of its own; which rows and columns it reads is the plan's (cuda_engine_plan.cpp).
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "family.hpp"
+#include "kforge/engine/serving_loop.hpp"
 
 namespace kforge::kernels::cuda::engine {
 
@@ -28,5 +30,7 @@ LaunchConfig pick_row_launch(std::int64_t rows);
 // What kf_pick_row writes per row, in 32-bit words: the greedy token (-1: not finite), the values at the columns,
 // the value at the token.
 inline std::int64_t picked_words(std::int64_t columns) { return columns + 2; }
+// Those words, rows after rows, as serve() takes them.
+kernels::engine::PickedRows picked_rows_of(std::span<const std::uint32_t> words, std::size_t columns);
 
 }  // namespace kforge::kernels::cuda::engine

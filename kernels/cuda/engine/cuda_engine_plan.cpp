@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -22,18 +21,6 @@ namespace abi = kernels::engine;
 enum Op : int { kEmbed, kNorm, kQkv, kAttention, kKda, kOProj, kMlp, kLmHead };
 
 std::size_t floats(std::int64_t n) { return static_cast<std::size_t>(n) * sizeof(float); }
-
-// kf_pick_row's words (cuda_engine_pick.hpp) as serve() takes them.
-abi::PickedRows unpack_picked(const std::vector<std::uint32_t>& words, int rows, std::size_t columns) {
-  abi::PickedRows out;
-  const std::size_t width = columns + 2;
-  out.kept.resize(static_cast<std::size_t>(rows) * (columns + 1));
-  for (std::size_t r = 0; r < static_cast<std::size_t>(rows); ++r) {
-    out.greedy.push_back(static_cast<std::int32_t>(words[r * width]));
-    std::memcpy(out.kept.data() + r * (columns + 1), words.data() + r * width + 1, (columns + 1) * sizeof(float));
-  }
-  return out;
-}
 
 // RoPE's cos and sin of p * inv_freq[i] (rope.hpp) for every position and pair, in double, then rounded once.
 void rope_tables(const jobs::ModelSpec& m, std::int64_t context, std::vector<float>& cos_t, std::vector<float>& sin_t) {
@@ -392,7 +379,7 @@ StepOutcome CudaEnginePlan::step(std::span<const SeqDesc> seqs, std::span<const 
   }
   I.op_done(kLmHead);
   d.synchronize();
-  if (!wants.whole) out.picked = unpack_picked(words, S, wants.columns.size());
+  if (!wants.whole) out.picked = picked_rows_of(words, wants.columns.size());
   out.ms = d.elapsed_ms(first, I.marks.back().second);
   int previous = first;
   for (const auto& [op, mark] : I.marks) {

@@ -107,14 +107,7 @@ PickedRows picked_on_emulation(const std::string& source, std::span<const float>
       .i32(static_cast<int>(columns.size()))
       .pointer(address(words.data()));
   m.launch(kPickRow, pick_row_launch(rows), row);
-  PickedRows out;
-  const std::size_t width = columns.size() + 2;
-  out.kept.resize(static_cast<std::size_t>(rows) * (columns.size() + 1));
-  for (std::size_t r = 0; r < static_cast<std::size_t>(rows); ++r) {
-    out.greedy.push_back(static_cast<std::int32_t>(words[r * width]));
-    std::memcpy(&out.kept[r * (columns.size() + 1)], &words[r * width + 1], (columns.size() + 1) * sizeof(float));
-  }
-  return out;
+  return picked_rows_of(words, columns.size());
 }
 
 // "" when `got` is `want` bit for bit (a NaN kept where the row is not finite is not compared); else the first
