@@ -4,7 +4,8 @@
 // KL(p_fp32 || p_precision) of the next-token distributions (mean, p99, max), the largest logit error relative to
 // the row's largest logit (the contract's measure), and how often the greedy token stays the same. One JSON object
 // with the run context on stdout. Engines are not involved: this is the distance between the models an fp32, a bf16
-// and an int8 engine are each held to.
+// and an int8 engine are each held to. A last row measures bf16 activations the same way: the reference's
+// bf16_operands arithmetic against exact arithmetic, both on the bf16 weights (docs/engines.md, "Activations").
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
@@ -33,9 +34,10 @@ namespace {
 using Rows = std::vector<std::vector<double>>;  // per sequence, its logit rows
 
 Rows logits_of(const jobs::ModelSpec& model, const Weights& weights,
-               const std::vector<std::vector<std::int32_t>>& sequences) {
+               const std::vector<std::vector<std::int32_t>>& sequences,
+               ReferenceArithmetic arithmetic = ReferenceArithmetic::blocked) {
   const std::int64_t longest = static_cast<std::int64_t>(sequences.front().size());
-  const ReferenceEngine reference(model, weights, 1, static_cast<int>(longest));
+  const ReferenceEngine reference(model, weights, 1, static_cast<int>(longest), arithmetic);
   std::vector<ForcedSequence> forced;
   for (const auto& s : sequences) forced.push_back({s, 0});
   return reference.teacher_forced(forced);
@@ -94,7 +96,9 @@ int main(int argc, char** argv) try {
   std::string model_dir;
   int sequences = 4, length = 128;
   std::uint64_t seed = 1;
-  po::options_description opts("precision_cost: what bf16 and int8 weights cost a model (bench/README.md)");
+  po::options_description opts(
+      "precision_cost: what bf16 and int8 weights, and bf16 activations, cost a model (bench/README.md; "
+      "docs/engines.md, \"Precisions\" and \"Activations\")");
   opts.add_options()("help", "this text")("model", po::value(&model_dir), "a Hugging Face model folder (required)")(
       "sequences", po::value(&sequences)->default_value(4), "random token sequences, teacher forced")(
       "length", po::value(&length)->default_value(128), "tokens per sequence")(
@@ -113,26 +117,42 @@ int main(int argc, char** argv) try {
     for (int t = 0; t < length; ++t)
       s.push_back(static_cast<std::int32_t>(gen() % static_cast<std::uint64_t>(model.vocab)));
 
-  const Weights exact = load_weights(model);
+  Weights exact = load_weights(model);
   const Rows exact_logits = logits_of(model, exact, tokens);
   std::ostringstream out;
   out << "{";
   bench::write_context_json(out, "precision_cost");
   out << ",\"model\":" << jobs::json_string(model_dir) << ",\"sequences\":" << sequences << ",\"length\":" << length
       << ",\"tolerance\":" << kLogitRelTolerance << ",\"precisions\":[";
-  bool first = true;
-  for (const WeightPrecision p : {WeightPrecision::bf16, WeightPrecision::int8}) {
-    Weights rounded = exact;
-    round_weights(rounded, p);
-    const Cost c = cost_of(exact_logits, logits_of(model, rounded, tokens), model.vocab);
-    out << (first ? "" : ",") << "{\"weights\":\"" << precision_name(p) << "\",\"rows\":" << c.rows
+  // Each row: the engine's declaration (weights, activations), what its logits are measured against (baseline),
+  // and the tolerance that declaration is held to.
+  const auto write = [&](std::string_view weights, std::string_view activations, std::string_view baseline,
+                         const Cost& c) {
+    out << "{\"weights\":\"" << weights << "\",\"activations\":\"" << activations << "\",\"baseline\":\""
+        << baseline << "\",\"tolerance\":"
+        << logit_tolerance(parse_activation_precision(std::string(activations))) << ",\"rows\":" << c.rows
         << ",\"kl_mean\":" << std::accumulate(c.kl.begin(), c.kl.end(), 0.0) / static_cast<double>(c.kl.size())
         << ",\"kl_p99\":" << quantile(c.kl, 0.99) << ",\"kl_max\":" << quantile(c.kl, 1.0)
         << ",\"max_rel_logit_error\":" << c.max_rel_error
         << ",\"greedy_same\":" << static_cast<double>(c.same_greedy) / static_cast<double>(c.rows) << "}";
-    first = false;
-  }
-  out << "]}";
+  };
+  // int8 from a copy, then bf16 in place: at most one copy of the weights beside the reference's (a 1B model's
+  // double reference alone takes 10 GB).
+  Weights rounded = exact;
+  round_weights(rounded, WeightPrecision::int8);
+  const Cost int8 = cost_of(exact_logits, logits_of(model, rounded, tokens), model.vocab);
+  rounded = {};
+  Weights& bf16 = exact;
+  round_weights(bf16, WeightPrecision::bf16);
+  const Rows bf16_logits = logits_of(model, bf16, tokens);
+  write("bf16", "fp32", "unrounded weights", cost_of(exact_logits, bf16_logits, model.vocab));
+  out << ",";
+  write("int8", "fp32", "unrounded weights", int8);
+  out << ",";
+  // The activation contract's measure: bf16 operands against exact arithmetic, both on the bf16 weights.
+  write("bf16", "bf16", "exact arithmetic on the bf16 weights",
+        cost_of(bf16_logits, logits_of(model, bf16, tokens, ReferenceArithmetic::bf16_operands), model.vocab));
+  out << "],\"activation_tolerance\":" << kLogitRelToleranceBf16Activations << "}";
   std::cout << out.str() << "\n";
   return 0;
 } catch (const std::exception& e) {

@@ -20,7 +20,7 @@ const char* engine_attention_tiles() {
 extern "C" __global__ void __launch_bounds__(ATTN_THREADS)
 kf_attention_tiles(const float* __restrict__ qkv, int ld, float* __restrict__ out, int heads, int kv_heads,
                    const int* __restrict__ tok_slot, const int* __restrict__ tok_pos,
-                   const float* __restrict__ k_cache, const float* __restrict__ v_cache, int context,
+                   const kv_t* __restrict__ k_cache, const kv_t* __restrict__ v_cache, int context,
                    const int* __restrict__ block_table, int table_width, float scale, int queries, int tokens) {
 #if ATTN_QTILE  // the body only where the genome launches it (the kernel stays, so every module defines the same)
   __shared__ float q[QTILE_ROWS][KF_D];
@@ -60,8 +60,8 @@ kf_attention_tiles(const float* __restrict__ qkv, int ld, float* __restrict__ ou
       __syncthreads();
       for (int e = threadIdx.x; e < n * KF_D; e += blockDim.x) {
         const int i = e / KF_D, d = e % KF_D;
-        ks[i][d] = k_cache[rows[i] + d];
-        vs[i][d] = v_cache[rows[i] + d];
+        ks[i][d] = kv_get(k_cache[rows[i] + d]);
+        vs[i][d] = kv_get(v_cache[rows[i] + d]);
       }
       __syncthreads();
       for (int e = threadIdx.x; e < (end - first) * n; e += blockDim.x) {

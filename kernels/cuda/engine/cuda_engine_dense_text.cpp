@@ -46,11 +46,19 @@ __device__ __forceinline__ float block_max(float v, float* scratch) {
   return warp_max((threadIdx.x & 31) < (blockDim.x >> 5) ? scratch[threadIdx.x & 31] : KF_NEG_BIG);
 }
 
+// bf16 as 16 bits: the value of such bits, and the bf16 nearest to x (ties to even; a NaN stays a NaN).
+__device__ __forceinline__ float kf_bf16_value(unsigned bits) { return __uint_as_float(bits << 16); }
+__device__ __forceinline__ unsigned kf_bf16_bits(float x) {
+  const unsigned u = __float_as_uint(x);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (u >> 16) | 0x40u;
+  return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+}
+
 // The projections' weights: fp32, or bf16 bits widened to fp32 as they are loaded, or int8 or fp8 (E4M3) codes whose
 // output's scale (col_scale) multiplies its finished sum (the genome's weights).
 #if KF_WEIGHTS_BF16
 typedef unsigned short w_t;
-__device__ __forceinline__ float weight(w_t w) { return __uint_as_float((unsigned)w << 16); }
+__device__ __forceinline__ float weight(w_t w) { return kf_bf16_value(w); }
 #elif KF_WEIGHTS_INT8
 typedef signed char w_t;
 __device__ __forceinline__ float weight(w_t w) { return (float)w; }
@@ -75,6 +83,19 @@ __device__ __forceinline__ long long cache_row(int slot, int pos, int context, c
   return (long long)slot * context + pos;
 #endif
 }
+
+// The KV cache's element: fp32, or bf16 with bf16 activations (KF_ACT_BF16, the activation contract of
+// docs/engines.md): half the bytes attention reads per cached position. kv_put rounds to the nearest bf16 (ties to
+// even; a NaN stays a NaN), kv_get widens.
+#if KF_ACT_BF16
+typedef unsigned short kv_t;
+__device__ __forceinline__ float kv_get(kv_t x) { return kf_bf16_value(x); }
+__device__ __forceinline__ kv_t kv_put(float x) { return (kv_t)kf_bf16_bits(x); }
+#else
+typedef float kv_t;
+__device__ __forceinline__ float kv_get(kv_t x) { return x; }
+__device__ __forceinline__ kv_t kv_put(float x) { return x; }
+#endif
 )CUDA";
 }
 

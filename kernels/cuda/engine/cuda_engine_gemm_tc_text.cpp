@@ -1,5 +1,6 @@
 // The cuda engine module's kf_gemm_tc (cuda_engine_source.hpp, gene GEMM_TC): the projections of the steps that feed
-// prompts on tensor cores, for bf16 weights, held to the fp32 engine's tolerance.
+// prompts on tensor cores, for bf16 weights, held to the fp32 engine's tolerance (or, with bf16 activations, to the
+// activation contract's).
 #include "cuda_engine_source.hpp"
 
 namespace kforge::kernels::cuda::engine::text {
@@ -11,27 +12,30 @@ const char* engine_gemm_tc() {
 // exactly into three bf16 parts, hi = bf16(a), mid = bf16(a - hi), lo = bf16(a - hi - mid) (each subtraction exact
 // in fp32), whose sum is a to within 2^-24 of it: every product of a part and a weight is exact in fp32, so the
 // projection is the fp32 engine's to its rounding, and "Correctness" (1e-4 of the row's largest logit) holds
-// unchanged, at three tensor-core products per weight where a bf16-activation engine does one. A block computes a
-// TC_BM x TC_BN tile of C from TC_BK-deep slices of A (split into shared memory as the three parts) and W; each of
-// its four warps a 32 x 32 quarter, as 2 x 4 tiles of m16n8. Row scale, accumulate: as kf_gemm.
+// unchanged, at three tensor-core products per weight. With bf16 activations (KF_ACT_BF16, the activation contract
+// of docs/engines.md), a is hi alone: one product per weight. A block computes a TC_BM x TC_BN tile of C from
+// TC_BK-deep slices of A (split into shared memory as its TC_PARTS parts) and W; each of its four warps a 32 x 32
+// quarter, as 2 x 4 tiles of m16n8. Row scale, accumulate: as kf_gemm.
+#if KF_ACT_BF16
+#define TC_PARTS 1
+#else
+#define TC_PARTS 3
+#endif
 #define TC_BM 64
 #define TC_BN 64
 #define TC_BK 32
 #define TC_LDW (TC_BK / 2 + 4) /* 32-bit words (bf16 pairs) per shared row: rows fall on different banks */
-// mma_bf16: the cuda families' PTX helper (kernels/cuda/families/ptx_helpers.cpp), in the module with GEMM_TC.
-// The bf16 nearest to a finite x (ties to even), as kf_to_bf16 rounds; and its value.
-__device__ __forceinline__ unsigned tc_bf16(float x) {
-  const unsigned u = __float_as_uint(x);
-  return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-}
-__device__ __forceinline__ float tc_value(unsigned bits) { return __uint_as_float(bits << 16); }
+// mma_bf16: the cuda families' PTX helper (kernels/cuda/families/ptx_helpers.cpp), in the module with GEMM_TC;
+// kf_bf16_bits / kf_bf16_value: the module's bf16 rounding and widening (cuda_engine_dense_text.cpp).
+// One stage of shared memory and occupancy for latency: a two-stage register-prefetch form took 136-168 registers
+// (ptxas 13.0) where this one takes 54-72, and no GPU has told which pays.
 
 extern "C" __global__ void __launch_bounds__(128)
 kf_gemm_tc(const float* __restrict__ A, int lda, const w_t* __restrict__ W, float* C, int ldc, int M, int N, int K,
            const float* __restrict__ row_scale, int accumulate) {
 #if GEMM_TC && KF_WEIGHTS_BF16  // the body only where the genome launches it (the kernel stays, as every module's)
-  __shared__ unsigned as[3][TC_BM][TC_LDW];  // A's parts hi, mid, lo: bf16 pairs (k, k + 1), k even
-  __shared__ unsigned ws[TC_BN][TC_LDW];     // W's rows n: bf16 pairs (k, k + 1)
+  __shared__ unsigned as[TC_PARTS][TC_BM][TC_LDW];  // A's parts hi (, mid, lo): bf16 pairs (k, k + 1), k even
+  __shared__ unsigned ws[TC_BN][TC_LDW];            // W's rows n: bf16 pairs (k, k + 1)
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
   const int m0 = blockIdx.y * TC_BM, n0 = blockIdx.x * TC_BN, wm = (warp >> 1) * 32, wn = (warp & 1) * 32;
   float acc[2][4][4];
@@ -44,20 +48,22 @@ kf_gemm_tc(const float* __restrict__ A, int lda, const w_t* __restrict__ W, floa
   for (int k0 = 0; k0 < K; k0 += TC_BK) {
     for (int e = tid; e < TC_BM * TC_BK / 2; e += 128) {  // a pair of columns per element: rows of A and of W
       const int r = e / (TC_BK / 2), c = e % (TC_BK / 2), k = k0 + 2 * c;
-      unsigned part[3] = {0u, 0u, 0u};
+      unsigned part[TC_PARTS];
+#pragma unroll
+      for (int p = 0; p < TC_PARTS; ++p) part[p] = 0u;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int m = m0 + r;
         float rest = (m < M && k + h < K) ? A[(long long)m * lda + k + h] : 0.f;
 #pragma unroll
-        for (int p = 0; p < 3; ++p) {
-          const unsigned bits = tc_bf16(rest);
+        for (int p = 0; p < TC_PARTS; ++p) {  // each subtraction exact
+          const unsigned bits = kf_bf16_bits(rest);
           part[p] |= bits << (16 * h);  // the lower-indexed element in the low half, as mma reads a pair
-          rest -= tc_value(bits);
+          rest -= kf_bf16_value(bits);
         }
       }
 #pragma unroll
-      for (int p = 0; p < 3; ++p) as[p][r][c] = part[p];
+      for (int p = 0; p < TC_PARTS; ++p) as[p][r][c] = part[p];
       const int n = n0 + r;
       const unsigned w0 = (n < N && k < K) ? (unsigned)W[(long long)n * K + k] : 0u;
       const unsigned w1 = (n < N && k + 1 < K) ? (unsigned)W[(long long)n * K + k + 1] : 0u;
@@ -73,7 +79,7 @@ kf_gemm_tc(const float* __restrict__ A, int lda, const w_t* __restrict__ W, floa
         b[j][1] = ws[wn + j * 8 + g][kk + t + 4];
       }
 #pragma unroll
-      for (int p = 2; p >= 0; --p)  // the small parts first
+      for (int p = TC_PARTS - 1; p >= 0; --p)  // the small parts first
 #pragma unroll
         for (int i = 0; i < 2; ++i) {  // A's rows g, g + 8 at columns 2t and 2t + 8
           const int row = wm + i * 16 + g;

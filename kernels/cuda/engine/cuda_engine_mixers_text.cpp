@@ -12,7 +12,7 @@ const char* engine_mixers() {
 extern "C" __global__ void __launch_bounds__(NORM_THREADS)
 kf_rope_cache(float* __restrict__ qkv, int ld, int heads, int kv_heads, const int* __restrict__ tok_slot,
               const int* __restrict__ tok_pos, const float* __restrict__ rope_cos,
-              const float* __restrict__ rope_sin, float* __restrict__ k_cache, float* __restrict__ v_cache,
+              const float* __restrict__ rope_sin, kv_t* __restrict__ k_cache, kv_t* __restrict__ v_cache,
               int context, const int* __restrict__ block_table, int table_width) {
   const int t = blockIdx.x, half = KF_D / 2, pos = tok_pos[t];
   float* row = qkv + (long long)t * ld;
@@ -24,12 +24,17 @@ kf_rope_cache(float* __restrict__ qkv, int ld, int heads, int kv_heads, const in
     float* x = row + head * KF_D;  // the key heads follow the query heads
     const float x0 = x[i], x1 = x[i + half];
     const float y0 = x0 * c[i] - x1 * s[i], y1 = x1 * c[i] + x0 * s[i];
-    float* to = head < heads ? x : k_cache + cache + (head - heads) * KF_D;
-    to[i] = y0;
-    to[i + half] = y1;
+    if (head < heads) {
+      x[i] = y0;
+      x[i + half] = y1;
+    } else {
+      kv_t* to = k_cache + cache + (head - heads) * KF_D;
+      to[i] = kv_put(y0);
+      to[i + half] = kv_put(y1);
+    }
   }
   const float* v = row + (heads + kv_heads) * KF_D;
-  for (int e = threadIdx.x; e < kv_heads * KF_D; e += blockDim.x) v_cache[cache + e] = v[e];
+  for (int e = threadIdx.x; e < kv_heads * KF_D; e += blockDim.x) v_cache[cache + e] = kv_put(v[e]);
 }
 
 // Causal grouped-query attention of one token's query head (block (t, h)) over its slot's cached positions
@@ -37,8 +42,8 @@ kf_rope_cache(float* __restrict__ qkv, int ld, int heads, int kv_heads, const in
 // q is pre-scaled by `scale` = 1 / sqrt(D). out rows: heads D.
 extern "C" __global__ void __launch_bounds__(ATTN_THREADS)
 kf_attention(const float* __restrict__ qkv, int ld, float* __restrict__ out, int heads, int kv_heads,
-             const int* __restrict__ tok_slot, const int* __restrict__ tok_pos, const float* __restrict__ k_cache,
-             const float* __restrict__ v_cache, int context, const int* __restrict__ block_table, int table_width,
+             const int* __restrict__ tok_slot, const int* __restrict__ tok_pos, const kv_t* __restrict__ k_cache,
+             const kv_t* __restrict__ v_cache, int context, const int* __restrict__ block_table, int table_width,
              float scale) {
   __shared__ float q[KF_D];
   __shared__ float p[ATTN_TILE];
@@ -57,9 +62,9 @@ kf_attention(const float* __restrict__ qkv, int ld, float* __restrict__ out, int
     float tile_max = KF_NEG_BIG;
     for (int i = threadIdx.x; i < n; i += blockDim.x) {
       const long long r = (cache_row(slot, s0 + i, context, block_table, table_width) * kv_heads + g) * KF_D;
-      const float* k = k_cache + r;
+      const kv_t* k = k_cache + r;
       float dot = 0.f;
-      for (int d = 0; d < KF_D; ++d) dot += q[d] * k[d];
+      for (int d = 0; d < KF_D; ++d) dot += q[d] * kv_get(k[d]);
       p[i] = dot;
       rows[i] = r;
       tile_max = fmaxf(tile_max, dot);
@@ -79,7 +84,7 @@ kf_attention(const float* __restrict__ qkv, int ld, float* __restrict__ out, int
       const int d = threadIdx.x + j * ATTN_THREADS;
       if (d >= KF_D) continue;
       float a = acc[j] * correction;
-      for (int i = 0; i < n; ++i) a += p[i] * v_cache[rows[i] + d];
+      for (int i = 0; i < n; ++i) a += p[i] * kv_get(v_cache[rows[i] + d]);
       acc[j] = a;
     }
   }
@@ -114,7 +119,7 @@ __device__ __forceinline__ void online_softmax_tile(float* p, int n, int seen, f
 extern "C" __global__ void __launch_bounds__(ATTN_THREADS)
 kf_attention_group(const float* __restrict__ qkv, int ld, float* __restrict__ out, int heads, int kv_heads,
                    const int* __restrict__ tok_slot, const int* __restrict__ tok_pos,
-                   const float* __restrict__ k_cache, const float* __restrict__ v_cache, int context,
+                   const kv_t* __restrict__ k_cache, const kv_t* __restrict__ v_cache, int context,
                    const int* __restrict__ block_table, int table_width, float scale) {
   __shared__ float q[GROUP_MAX][KF_D];
   __shared__ float ks[GROUP_TILE][KF_D + 1];  // +1: a row per thread in the scores falls on its own bank
@@ -140,8 +145,8 @@ kf_attention_group(const float* __restrict__ qkv, int ld, float* __restrict__ ou
     __syncthreads();  // rows are written; the previous tile's keys, values and weights are no longer read
     for (int e = threadIdx.x; e < n * KF_D; e += blockDim.x) {
       const int i = e / KF_D, d = e % KF_D;
-      ks[i][d] = k_cache[rows[i] + d];
-      vs[i][d] = v_cache[rows[i] + d];
+      ks[i][d] = kv_get(k_cache[rows[i] + d]);
+      vs[i][d] = kv_get(v_cache[rows[i] + d]);
     }
     __syncthreads();
     for (int e = threadIdx.x; e < group * n; e += blockDim.x) {

@@ -39,6 +39,7 @@ const std::vector<std::string>& cuda_engine_param_names() {
     for (const auto& [name, values] : cuda_engine_space())
       if (std::find(kBatching.begin(), kBatching.end(), name) == kBatching.end()) all.push_back(name);
     all.push_back("weights");
+    all.push_back("activations");
     all.insert(all.end(), kBatching.begin(), kBatching.end());
     return all;
   }();
@@ -92,6 +93,11 @@ std::optional<std::string> cuda_engine_invalid_reason(const jobs::Genome& g) {
     if (weights == nullptr || (*weights != "fp32" && *weights != "bf16" && *weights != "int8" && *weights != "fp8"))
       return "parameter weights must be fp32, bf16, int8 or fp8";
   }
+  if (g.has("activations")) {  // optional: fp32 when left out
+    const auto* activations = std::get_if<std::string>(&g.params.at("activations"));
+    if (activations == nullptr || (*activations != "fp32" && *activations != "bf16"))
+      return "parameter activations must be fp32 or bf16";
+  }
   const std::int64_t threads = (g.get_int("BM") / g.get_int("TM")) * (g.get_int("BN") / g.get_int("TN"));
   if (threads < 32 || threads > 1024)
     return "the GEMM tile BM/TM x BN/TN = " + std::to_string(threads) +
@@ -133,6 +139,8 @@ CudaEngineParams cuda_engine_params(const jobs::Genome& g) {
   p.kv_block = i("kv_block");
   if (g.has("weights"))
     p.weights = kernels::engine::parse_weight_precision(std::get<std::string>(g.params.at("weights")));
+  if (g.has("activations"))
+    p.activations = kernels::engine::parse_activation_precision(std::get<std::string>(g.params.at("activations")));
   // Folding gamma into rounded weights would round the product again: the norms stay unfolded (as the host engine).
   p.fold_norm = p.fold_norm && p.weights == kernels::engine::WeightPrecision::fp32;
   return p;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "family.hpp"
+#include "kforge/engine/engine_tolerance.hpp"
 #include "kforge/engine/weight_precision.hpp"
 #include "kforge/jobs/genome.hpp"
 
@@ -43,6 +44,10 @@ struct CudaEngineParams {
   // scale per output (a quarter); the harness rounds the model to it for the engine and the reference alike, and the
   // GEMMs widen each weight to fp32 as they load it (int8, fp8: the output's scale applied once to its sum).
   kernels::engine::WeightPrecision weights = kernels::engine::WeightPrecision::fp32;
+  // What the engine declares of its activations (docs/engines.md, "Activations"): fp32, held to "Correctness"'s
+  // 1e-4, or bf16, held to the activation contract's tolerance; with bf16, kf_gemm_tc multiplies each activation
+  // as one bf16 operand (one tensor-core product per weight instead of three).
+  kernels::engine::ActivationPrecision activations = kernels::engine::ActivationPrecision::fp32;
 
   int gemm_threads() const { return (BM / TM) * (BN / TN); }
   bool gemv_for(int rows) const { return rows <= GEMV_ROWS && !prepack; }
@@ -59,10 +64,10 @@ struct CudaEngineParams {
   }
 };
 
-// The integer parameters and their values (schedule and weights are strings: decode_first or prefill_first; fp32 or
-// bf16, optional).
+// The integer parameters and their values (schedule, weights and activations are strings: decode_first or
+// prefill_first; fp32, bf16, int8 or fp8, optional; fp32 or bf16, optional).
 const ParamSpace& cuda_engine_space();
-// Every parameter name of the genome: integers, weights, then the batching keys.
+// Every parameter name of the genome: integers, weights, activations, then the batching keys.
 const std::vector<std::string>& cuda_engine_param_names();
 jobs::Genome default_cuda_engine_genome();
 

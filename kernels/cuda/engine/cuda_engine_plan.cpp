@@ -101,10 +101,12 @@ struct CudaEnginePlan::Impl {
     rope_sin = d.allocate(floats(static_cast<std::int64_t>(sin_t.size())));
     d.upload(rope_cos, cos_t.data(), floats(static_cast<std::int64_t>(cos_t.size())));
     d.upload(rope_sin, sin_t.data(), floats(static_cast<std::int64_t>(sin_t.size())));
-    const std::int64_t cache_floats = blocks.rows() * m.kv_heads * m.head_dim;
+    // The module's kv_t: bf16 with bf16 activations (docs/engines.md, "Activations"), else fp32.
+    const std::size_t cache_bytes = static_cast<std::size_t>(blocks.rows() * m.kv_heads * m.head_dim) *
+                                    (p.activations == abi::ActivationPrecision::bf16 ? 2 : sizeof(float));
     for (const DeviceLayer& l : w.layers) {
-      k_cache.push_back(l.attention ? d.allocate(floats(cache_floats)) : 0);
-      v_cache.push_back(l.attention ? d.allocate(floats(cache_floats)) : 0);
+      k_cache.push_back(l.attention ? d.allocate(cache_bytes) : 0);
+      v_cache.push_back(l.attention ? d.allocate(cache_bytes) : 0);
       state.push_back(l.attention ? 0 : d.allocate(floats(z.slots * m.heads * m.head_dim * m.head_dim)));
     }
     if (!gemm) gemm = [this](const GemmCall& c) { module_gemm(c); };

@@ -66,7 +66,7 @@ VerifyResult CudaEngineBackend::verify(const EvalContext& ctx) {
   const jobs::EvalSettings& s = settings_of(ctx);
   const jobs::EngineSpec& e = abi::engine_of(s, kBackend);
   return abi::verify_served_engine(s, e, policy_, *weights_, *reference_, ctx.seed, step_function(*plan_),
-                                   &envelope_ms_);
+                                   &envelope_ms_, abi::logit_tolerance(params_.activations));
 }
 
 TimeResult CudaEngineBackend::time(const EvalContext& ctx) {
@@ -89,13 +89,17 @@ TimeResult CudaEngineBackend::time(const EvalContext& ctx) {
     plan_ = std::make_unique<CudaEnginePlan>(*device_, e.model, *weights_, params_, abi::engine_sizes_for(e, policy_));
     return step_function(*plan_);
   };
-  const abi::ServedRuns served = abi::serve_repeatedly(s, e, policy_, fresh, &*reference_);
+  const abi::ServedRuns served =
+      abi::serve_repeatedly(s, e, policy_, fresh, &*reference_, abi::logit_tolerance(params_.activations));
   peak_mib = std::max(peak_mib, device_ ? device_->used_memory_mib() : 0.0);
   bandwidth = std::max(bandwidth, bandwidth_now());
   const abi::VerdictContext verdict{
-      peak_mib, image_.arch->peak_bf16_flop_per_s,
-      " (the " + image_.arch->target + " bf16 tensor-core peak, above anything an fp32 engine can do)", bandwidth,
-      envelope_ms_};
+      peak_mib,
+      image_.arch->peak_bf16_flop_per_s,
+      " (the " + image_.arch->target + " bf16 tensor-core peak, above anything an fp32 engine can do)",
+      bandwidth,
+      envelope_ms_,
+      params_.activations};
   return abi::judge_served(served, e, *weights_, verdict);
 }
 

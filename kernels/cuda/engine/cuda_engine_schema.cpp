@@ -59,6 +59,11 @@ FamilySchema cuda_engine() {
   ParameterSchema weights = string_choice("weights", {"fp32", "bf16", "int8", "fp8"});
   weights.default_string = "fp32";
   s.parameters.push_back(std::move(weights));
+  // What the engine declares of its activations (docs/engines.md, "Activations"): optional, fp32 when left out; bf16
+  // is held to the activation contract's tolerance.
+  ParameterSchema activations = string_choice("activations", {"fp32", "bf16"});
+  activations.default_string = "fp32";
+  s.parameters.push_back(std::move(activations));
   s.baselines = {"reference", "cublas", "cublas_bf16"};
   s.targets = cuda_targets();
   return s;

@@ -29,7 +29,8 @@ std::string render_cuda_engine_source(const CudaEngineParams& p) {
          define("GEMV_NORM", p.GEMV_NORM) + define("ATTN_QTILE", p.ATTN_QTILE) + define("GEMV_SILU", p.GEMV_SILU) +
          define("GEMM_TC", p.GEMM_TC) + define("KF_WEIGHTS_BF16", p.weights == kernels::engine::WeightPrecision::bf16) +
          define("KF_WEIGHTS_INT8", p.weights == kernels::engine::WeightPrecision::int8) +
-         define("KF_WEIGHTS_FP8", p.weights == kernels::engine::WeightPrecision::fp8);
+         define("KF_WEIGHTS_FP8", p.weights == kernels::engine::WeightPrecision::fp8) +
+         define("KF_ACT_BF16", p.activations == kernels::engine::ActivationPrecision::bf16);
   return out + text::engine_common() + text::engine_dense() + text::engine_gemv() +
          (p.GEMM_TC ? ptx_helpers_text() : "") + text::engine_gemm_tc() + text::engine_mixers() +
          text::engine_attention_tiles();

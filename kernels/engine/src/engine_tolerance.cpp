@@ -3,8 +3,23 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 namespace kforge::kernels::engine {
+
+ActivationPrecision parse_activation_precision(const std::string& name) {
+  if (name == "fp32") return ActivationPrecision::fp32;
+  if (name == "bf16") return ActivationPrecision::bf16;
+  throw std::invalid_argument("activations '" + name + "': expected fp32 or bf16");
+}
+
+const char* activation_precision_name(ActivationPrecision a) {
+  return a == ActivationPrecision::bf16 ? "bf16" : "fp32";
+}
+
+double logit_tolerance(ActivationPrecision a) {
+  return a == ActivationPrecision::bf16 ? kLogitRelToleranceBf16Activations : kLogitRelTolerance;
+}
 
 LogitCheck compare_logits(std::span<const double> reference, std::span<const float> got, std::int64_t vocab,
                           double tolerance) {

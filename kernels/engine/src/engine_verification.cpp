@@ -78,7 +78,7 @@ std::vector<std::uint64_t> verification_seeds(std::uint64_t seed, const std::vec
 }
 
 VerifyResult verify_engine_trace(const jobs::ModelSpec& model, const Weights& weights, std::uint64_t seed,
-                                 const LogitsFn& candidate) {
+                                 const LogitsFn& candidate, double tolerance) {
   const VerificationNeeds needs = verification_needs();
   ReferenceEngine reference(model, weights, static_cast<int>(needs.slots), static_cast<int>(needs.max_context));
   const std::int64_t vocab = model.vocab;
@@ -142,7 +142,7 @@ VerifyResult verify_engine_trace(const jobs::ModelSpec& model, const Weights& we
       const auto at = s * static_cast<std::size_t>(vocab);
       const auto want_row = std::span<const double>(want).subspan(at, static_cast<std::size_t>(vocab));
       const auto got_row = std::span<const float>(got).subspan(at, static_cast<std::size_t>(vocab));
-      const LogitCheck check = compare_logits(want_row, got_row, vocab);
+      const LogitCheck check = compare_logits(want_row, got_row, vocab, tolerance);
       result.max_abs_error = std::max(result.max_abs_error, check.max_abs);
       result.max_rel_error = std::max(result.max_rel_error, check.max_rel);
       const bool prefill = r.fed < static_cast<std::int64_t>(r.prompt.size());
@@ -151,7 +151,7 @@ VerifyResult verify_engine_trace(const jobs::ModelSpec& model, const Weights& we
       if (!check.ok) return fail(owners[s], step, position, what + ": logits outside the tolerance: " + check.evidence);
       if (prefill) r.fed += seqs[s].token_count;
       if (r.fed < static_cast<std::int64_t>(r.prompt.size())) continue;  // mid-prompt: no token yet
-      if (!greedy_agrees(want_row, got_row)) {
+      if (!greedy_agrees(want_row, got_row, tolerance)) {
         return fail(owners[s], step, position,
                     what + ": greedy token " + std::to_string(argmax(got_row)) + ", the reference's is " +
                         std::to_string(argmax(want_row)) + " (not a near tie)");
@@ -168,11 +168,12 @@ VerifyResult verify_engine_trace(const jobs::ModelSpec& model, const Weights& we
 }
 
 VerifyResult verify_engine(const jobs::ModelSpec& model, const Weights& weights, std::uint64_t seed,
-                           const std::vector<std::string>& validation_cases, const LogitsFn& candidate) {
+                           const std::vector<std::string>& validation_cases, const LogitsFn& candidate,
+                           double tolerance) {
   VerifyResult first;
   const std::vector<std::uint64_t> seeds = verification_seeds(seed, validation_cases);
   for (std::size_t n = 0; n < seeds.size(); ++n) {
-    VerifyResult r = verify_engine_trace(model, weights, seeds[n], candidate);
+    VerifyResult r = verify_engine_trace(model, weights, seeds[n], candidate, tolerance);
     if (r.status != jobs::Status::ok) {
       if (n > 0) r.evidence += "\ncaught by the campaign's validation set: " + r.failed_case;
       return r;

@@ -53,7 +53,7 @@ std::vector<std::uint64_t> envelope_seeds(std::uint64_t seed, const std::vector<
 
 VerifyResult verify_envelope(const jobs::EngineSpec& engine, const BatchPolicy& policy,
                              const ReferenceEngine& reference, std::uint64_t seed,
-                             const std::vector<std::string>& validation_cases, const StepFn& step) {
+                             const std::vector<std::string>& validation_cases, const StepFn& step, double tolerance) {
   VerifyResult result;
   result.max_abs_error = 0.0;
   result.max_rel_error = 0.0;
@@ -75,7 +75,7 @@ VerifyResult verify_envelope(const jobs::EngineSpec& engine, const BatchPolicy& 
       }
       std::vector<std::size_t> every(trace.requests.size());
       for (std::size_t r = 0; r < every.size(); ++r) every[r] = r;
-      const CheckOutcome check = check_requests(reference, trace, run, sampler, every, where);
+      const CheckOutcome check = check_requests(reference, trace, run, sampler, every, where, tolerance);
       result.max_abs_error = std::max(result.max_abs_error, check.max_abs_error);
       result.max_rel_error = std::max(result.max_rel_error, check.max_rel_error);
       if (!check.wrong.empty()) {

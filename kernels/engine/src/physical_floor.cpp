@@ -62,11 +62,14 @@ double weight_bytes_per_step(const jobs::ModelSpec& model, WeightPrecision preci
   return bytes;
 }
 
-double least_bytes_read(const jobs::ModelSpec& model, const ServingResult& run, WeightPrecision precision) {
+double least_bytes_read(const jobs::ModelSpec& model, const ServingResult& run, WeightPrecision precision,
+                        ActivationPrecision activations) {
   std::int64_t attention = 0;
   for (std::int64_t l = 0; l < model.layers; ++l) attention += is_attention_layer(model, l) ? 1 : 0;
   const std::int64_t kda = model.layers - attention;
-  const double kv_bytes_per_position = 2.0 * 4.0 * static_cast<double>(model.kv_heads * model.head_dim * attention);
+  const double kv_value_bytes = activations == ActivationPrecision::bf16 ? 2.0 : 4.0;
+  const double kv_bytes_per_position =
+      2.0 * kv_value_bytes * static_cast<double>(model.kv_heads * model.head_dim * attention);
   const double state_bytes = 4.0 * static_cast<double>(model.heads * model.head_dim * model.head_dim * kda);
   return weight_bytes_per_step(model, precision) * static_cast<double>(run.steps) +
          kv_bytes_per_position * static_cast<double>(run.positions_read) +
@@ -119,11 +122,11 @@ double measure_read_bandwidth(std::size_t bytes, int threads) {
 }
 
 std::string beyond_physical_floor(const jobs::ModelSpec& model, std::span<const ServingResult> runs, double bytes_per_s,
-                                  WeightPrecision precision) {
+                                  WeightPrecision precision, ActivationPrecision activations) {
   if (bytes_per_s <= 0.0) return "";
   std::string all, beyond;
   for (std::size_t r = 0; r < runs.size(); ++r) {
-    const double bytes = least_bytes_read(model, runs[r], precision);
+    const double bytes = least_bytes_read(model, runs[r], precision, activations);
     const double floor_ms = bytes / bytes_per_s * 1e3;
     all += (r ? ", " : "") + ms(runs[r].total_ms);
     if (!beyond.empty() || runs[r].total_ms * kFloorMargin >= floor_ms) continue;
@@ -140,9 +143,9 @@ std::string beyond_physical_floor(const jobs::ModelSpec& model, std::span<const 
 }
 
 double bandwidth_fraction(const jobs::ModelSpec& model, const ServingResult& run, double bytes_per_s,
-                          WeightPrecision precision) {
+                          WeightPrecision precision, ActivationPrecision activations) {
   if (bytes_per_s <= 0.0 || run.total_ms <= 0.0) return 0.0;
-  return least_bytes_read(model, run, precision) / bytes_per_s * 1e3 / run.total_ms;
+  return least_bytes_read(model, run, precision, activations) / bytes_per_s * 1e3 / run.total_ms;
 }
 
 }  // namespace kforge::kernels::engine

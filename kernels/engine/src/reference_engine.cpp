@@ -151,7 +151,7 @@ std::vector<double> ReferenceEngine::step(const std::vector<SeqDesc>& seqs, cons
   seconds_.fill(0.0);
   for (const auto& s : seqs)
     if (s.start_position == 0) reset(slots_[static_cast<std::size_t>(s.slot)]);
-  if (arithmetic_ == ReferenceArithmetic::blocked) return step_blocked(seqs, tokens);
+  if (arithmetic_ != ReferenceArithmetic::scalar) return step_blocked(seqs, tokens);
   std::vector<double> logits(seqs.size() * static_cast<std::size_t>(model_.vocab));
   std::size_t next = 0;
   for (std::size_t i = 0; i < seqs.size(); ++i) {

@@ -6,16 +6,31 @@
 
 #include "kforge/engine/reference_engine.hpp"
 #include "kforge/engine/reference_math.hpp"
+#include "kforge/engine/weight_precision.hpp"
 #include "reference_blas.hpp"
 
 namespace kforge::kernels::engine {
 
 using reference_blas::norm_rows;
-using reference_blas::project;
 
 namespace {
 enum OpIndex { kEmbed, kNorm, kQkv, kAttention, kKda, kOProj, kMlp, kLmHead };
 }  // namespace
+
+void ReferenceEngine::project(const double* x, std::int64_t n, std::int64_t in, const double* w, std::int64_t out,
+                              double* y, bool accumulate) const {
+  if (arithmetic_ != ReferenceArithmetic::bf16_operands)
+    return reference_blas::project(x, n, in, w, out, y, accumulate);
+  thread_local std::vector<double> rounded;
+  rounded.assign(x, x + n * in);
+  operand(rounded.data(), n * in);
+  reference_blas::project(rounded.data(), n, in, w, out, y, accumulate);
+}
+
+void ReferenceEngine::operand(double* x, std::int64_t count) const {
+  if (arithmetic_ != ReferenceArithmetic::bf16_operands) return;
+  for (std::int64_t i = 0; i < count; ++i) x[i] = round_to_bf16(static_cast<float>(x[i]));
+}
 
 void ReferenceEngine::project_attention_inputs(const Layer& layer, const std::vector<double>& h, std::vector<double>& q,
                                                std::vector<double>& k, std::vector<double>& v) const {
@@ -75,14 +90,17 @@ void ReferenceEngine::step_attention(const Layer& layer, std::size_t l, const st
         std::copy_n(k.data() + (row + t) * kv_width, kv_width, kt);
         std::copy_n(v.data() + (row + t) * kv_width, kv_width, vc.data() + (first + t) * kv_width);
         for (std::int64_t g = 0; g < kvh; ++g) reference_math::rope(kt + g * D, D, first + t, inv_freq_.data());
+        operand(kt, kv_width);
+        operand(vc.data() + (first + t) * kv_width, kv_width);
       }
       for (std::int64_t t = 0; t < s.token_count; ++t) {  // then each token attends to positions up to its own
         double* qt = q.data() + (row + t) * heads * D;
         for (std::int64_t hd = 0; hd < heads; ++hd) {
           reference_math::rope(qt + hd * D, D, first + t, inv_freq_.data());
+          operand(qt + hd * D, D);
           const std::int64_t g = hd / (heads / kvh);  // grouped-query attention: the kv head of this query head
           reference_math::attend(qt + hd * D, kc.data() + g * D, vc.data() + g * D, kv_width, first + t, D,
-                                 mixed.data() + (row + t) * heads * D + hd * D);
+                                 mixed.data() + (row + t) * heads * D + hd * D, bf16_probabilities());
         }
       }
       row += s.token_count;

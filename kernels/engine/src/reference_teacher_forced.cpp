@@ -13,7 +13,6 @@ namespace kforge::kernels::engine {
 namespace {
 
 using reference_blas::norm_rows;
-using reference_blas::project;
 
 std::size_t total_tokens(std::span<const ForcedSequence> seqs) {
   std::size_t n = 0;
@@ -39,12 +38,15 @@ void ReferenceEngine::forced_attention(const Layer& layer, std::span<const Force
       for (std::int64_t g = 0; g < kvh; ++g)
         reference_math::rope(k.data() + (first + t) * kv_width + g * D, D, t, inv_freq_.data());
     }
+    operand(q.data() + first * heads * D, len * heads * D);
+    operand(k.data() + first * kv_width, len * kv_width);
+    operand(v.data() + first * kv_width, len * kv_width);
     for (std::int64_t t = 0; t < len; ++t) {
       for (std::int64_t hd = 0; hd < heads; ++hd) {
         const std::int64_t g = hd / (heads / kvh);
         reference_math::attend(q.data() + (first + t) * heads * D + hd * D, k.data() + first * kv_width + g * D,
                                v.data() + first * kv_width + g * D, kv_width, t, D,
-                               mixed.data() + (first + t) * heads * D + hd * D);
+                               mixed.data() + (first + t) * heads * D + hd * D, bf16_probabilities());
       }
     }
     first += len;

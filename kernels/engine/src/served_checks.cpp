@@ -29,7 +29,7 @@ std::string number(double v) {
 // "" when the rows kept of request r agree with the reference's rows (want: outputs x vocab doubles).
 std::string compare_request(std::span<const double> want, const std::vector<std::int32_t>& outputs,
                             std::span<const float> kept, const LogitSampler& sampler, std::int64_t vocab,
-                            CheckOutcome& out) {
+                            double tolerance, CheckOutcome& out) {
   const std::size_t width = sampler.columns.size() + 1, v = static_cast<std::size_t>(vocab);
   if (kept.size() != outputs.size() * width)
     return std::to_string(kept.size() / width) + " logit rows kept for " + std::to_string(outputs.size()) + " tokens";
@@ -45,13 +45,13 @@ std::string compare_request(std::span<const double> want, const std::vector<std:
       const double err = std::isfinite(got[c]) ? std::abs(got[c] - ref[column]) : INFINITY;
       out.max_abs_error = std::max(out.max_abs_error, err);
       out.max_rel_error = std::max(out.max_rel_error, err / scale);
-      if (!(err <= kLogitRelTolerance * scale))
+      if (!(err <= tolerance * scale))
         return at + "logit of token " + std::to_string(column) + " " + number(got[c]) + ", the reference's " +
-               number(ref[column]) + " (error " + number(err) + " > " + number(kLogitRelTolerance) + " x row scale " +
+               number(ref[column]) + " (error " + number(err) + " > " + number(tolerance) + " x row scale " +
                number(scale) + ")";
     }
     const auto best = static_cast<std::size_t>(argmax(ref));
-    if (best != token && ref[best] - ref[token] > 2.0 * kLogitRelTolerance * scale)
+    if (best != token && ref[best] - ref[token] > 2.0 * tolerance * scale)
       return at + "token " + std::to_string(token) + " where the reference's greedy token is " + std::to_string(best) +
              " (not a near tie)";
     ++out.rows;
@@ -113,7 +113,8 @@ std::vector<std::size_t> requests_to_check(const ServingResult& run, std::uint64
 }
 
 CheckOutcome check_requests(const ReferenceEngine& reference, const WorkloadTrace& trace, const ServingResult& run,
-                            const LogitSampler& sampler, std::span<const std::size_t> which, const std::string& where) {
+                            const LogitSampler& sampler, std::span<const std::size_t> which, const std::string& where,
+                            double tolerance) {
   CheckOutcome out;
   const std::int64_t vocab = reference.model().vocab;
   std::vector<std::vector<std::int32_t>> histories(which.size());
@@ -141,7 +142,8 @@ CheckOutcome check_requests(const ReferenceEngine& reference, const WorkloadTrac
     const std::vector<std::vector<double>> want = reference.teacher_forced(group);
     for (std::size_t g = 0; g < group.size(); ++g) {
       const std::size_t r = which[first + g];
-      const std::string wrong = compare_request(want[g], run.outputs[r], run.sampled[r], sampler, vocab, out);
+      const std::string wrong =
+          compare_request(want[g], run.outputs[r], run.sampled[r], sampler, vocab, tolerance, out);
       if (!wrong.empty()) {
         out.wrong =
             where + ", request " + std::to_string(r) + " (slot " + std::to_string(run.slot_of[r]) + "), " + wrong;

@@ -78,14 +78,14 @@ EngineSizes engine_sizes_for(const jobs::EngineSpec& e, const BatchPolicy& polic
 
 VerifyResult verify_served_engine(const jobs::EvalSettings& s, const jobs::EngineSpec& e, const BatchPolicy& policy,
                                   const Weights& weights, const ReferenceEngine& reference, std::uint64_t seed,
-                                  const StepFn& step, double* envelope_ms) {
+                                  const StepFn& step, double* envelope_ms, double tolerance) {
   const LogitsFn logits = [&](std::span<const SeqDesc> seqs, std::span<const std::int32_t> tokens) {
     return step(seqs, tokens, RowWants{}).logits;  // whole rows: the traces compare every logit
   };
-  const VerifyResult script = verify_engine(e.model, weights, seed, s.validation_cases, logits);
+  const VerifyResult script = verify_engine(e.model, weights, seed, s.validation_cases, logits, tolerance);
   if (script.status != jobs::Status::ok) return script;
   const auto started = std::chrono::steady_clock::now();
-  VerifyResult envelope = verify_envelope(e, policy, reference, seed, s.validation_cases, step);
+  VerifyResult envelope = verify_envelope(e, policy, reference, seed, s.validation_cases, step, tolerance);
   if (envelope_ms != nullptr)
     *envelope_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   envelope.max_abs_error = std::max(envelope.max_abs_error, script.max_abs_error);
@@ -94,7 +94,7 @@ VerifyResult verify_served_engine(const jobs::EvalSettings& s, const jobs::Engin
 }
 
 ServedRuns serve_repeatedly(const jobs::EvalSettings& s, const jobs::EngineSpec& e, const BatchPolicy& policy,
-                            const FreshEngine& fresh, const ReferenceEngine* reference) {
+                            const FreshEngine& fresh, const ReferenceEngine* reference, double tolerance) {
   const TimingPolicy timing = TimingPolicy::from(s);
   const std::int64_t vocab = e.model.vocab;
   ServedRuns out;
@@ -118,7 +118,7 @@ ServedRuns serve_repeatedly(const jobs::EvalSettings& s, const jobs::EngineSpec&
     if (reference != nullptr) {
       const auto checking = std::chrono::steady_clock::now();
       const std::vector<std::size_t> which = requests_to_check(run, harness_secret());  // drawn only now
-      const CheckOutcome check = check_requests(*reference, trace, run, sampler, which, where);
+      const CheckOutcome check = check_requests(*reference, trace, run, sampler, which, where, tolerance);
       out.check_ms += ms_since(checking);
       ++out.checked_runs;
       out.checked_requests += static_cast<std::int64_t>(which.size());
@@ -160,14 +160,15 @@ TimeResult judge_served(const ServedRuns& served, const jobs::EngineSpec& e, con
   const ServingResult& run = median_run(served);
   result.metrics = metrics_of(run, static_cast<std::size_t>(e.workload.requests), v.peak_memory_mib);
   result.metrics.push_back({"checked_requests", "requests", static_cast<double>(served.checked_requests)});
-  result.metrics.push_back(
-      {"memory_bandwidth_fraction", "1", bandwidth_fraction(e.model, run, v.memory_bytes_per_s, weights.precision)});
+  result.metrics.push_back({"memory_bandwidth_fraction", "1",
+                            bandwidth_fraction(e.model, run, v.memory_bytes_per_s, weights.precision, v.activations)});
   result.metrics.push_back({"node_read_bandwidth", "GB/s", v.memory_bytes_per_s / 1e9});
   // What keeping the engine honest cost beside the script and the timed serving itself (bench/engine_checks_cost.py).
   result.metrics.push_back({"envelope_ms", "ms", v.envelope_ms});
   result.metrics.push_back({"run_checks_ms", "ms", served.check_ms});
   result.metrics.push_back({"fresh_engine_ms", "ms", served.fresh_engine_ms});
-  if (std::string floor = beyond_physical_floor(e.model, served.runs, v.memory_bytes_per_s, weights.precision);
+  if (std::string floor =
+          beyond_physical_floor(e.model, served.runs, v.memory_bytes_per_s, weights.precision, v.activations);
       !floor.empty()) {
     result.status = jobs::Status::cheat_detected;
     result.evidence = floor;

@@ -216,6 +216,9 @@ TEST(PhysicalFloor, CountsEveryWeightPerStepAndTheCachesEachSequenceReads) {
   const double expected =
       10 * 4.0 * weights + 100 * 2.0 * 4.0 * m.kv_heads * m.head_dim + 20 * 4.0 * m.heads * m.head_dim * m.head_dim;
   EXPECT_DOUBLE_EQ(least_bytes_read(m, run, WeightPrecision::fp32), expected);
+  // An engine of bf16 activations may keep its KV cache in bf16: its positions count 2 bytes a value.
+  EXPECT_DOUBLE_EQ(least_bytes_read(m, run, WeightPrecision::fp32, ActivationPrecision::bf16),
+                   expected - 100 * 2.0 * 2.0 * m.kv_heads * m.head_dim);
   m.tied_embeddings = false;  // an untied model's embedding table is read only at its tokens' rows
   double untied = 0.0;
   for (const TensorInfo& t : tensor_list(m)) untied += static_cast<double>(t.elements());

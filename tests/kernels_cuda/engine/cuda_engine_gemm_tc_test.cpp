@@ -2,8 +2,12 @@
 // activation split into three bf16 parts, on the CPU emulation of the module (a FAKE GPU whose mma.sync follows the
 // PTX ISA's fragment layout, tests/kernels_cuda/emulator/cuda_emulation_tensor_ops.hpp). The model it computes is the
 // fp32 engine's, within 1e-5 of the double reference like every fp32 path; a mistaken fragment, a split that keeps
-// only the first part, or a wrong row of C is caught where the genome uses it and harmless where it does not.
+// only the first part, or a wrong row of C is caught where the genome uses it and harmless where it does not. With
+// bf16 activations (the activation contract: cuda_engine_activations_test.cpp), the split keeps the first part
+// alone.
 #include <gtest/gtest.h>
+
+#include <regex>
 
 #include "emulated_backend.hpp"
 
@@ -36,14 +40,42 @@ TEST(CudaEngineTensorCores, ProjectionsOnTensorCoresComputeTheSameModel) {
 
 TEST(CudaEngineTensorCores, AWrongTensorCoreProjectionIsCaughtWhereTheGenomeUsesIt) {
   const std::vector<std::pair<std::string, std::string>> mistakes = {
-      {"for (int p = 2; p >= 0; --p)", "for (int p = 0; p >= 0; --p)"},  // hi alone: bf16 activations
+      {"for (int p = TC_PARTS - 1; p >= 0; --p)", "for (int p = 0; p >= 0; --p)"},  // hi alone: bf16 activations
       {"b[j][1] = ws[wn + j * 8 + g][kk + t + 4];", "b[j][1] = ws[wn + j * 8 + g][kk + t];"},
-      {"g + (e / 2) * 8, n = n0", "g + (e % 2) * 8, n = n0"}};
+      {"g + (e / 2) * 8, n = n0", "g + (e % 2) * 8, n = n0"},
+      {"for (int k0 = 0; k0 < K; k0 += TC_BK)", "for (int k0 = 0; k0 + TC_BK < K; k0 += TC_BK)"}};  // last slice
   for (const auto& [from, to] : mistakes)
     for (const char* weights : {"bf16", "fp32"})
       EXPECT_EQ(verified_with_edit(tensor_cores({}, weights), from, to),
                 std::string(weights) == "bf16" ? jobs::Status::wrong_result : jobs::Status::ok)
           << weights << ": " << from;
+}
+
+jobs::Genome bf16_activations(jobs::Genome g) {
+  g.params["activations"] = std::string("bf16");
+  return g;
+}
+
+// ptxas figures on both targets: one part of A in shared memory instead of three, no spill.
+TEST(CudaEngineTensorCores, OneProductPerWeightCompilesForBothTargetsWithLessSharedMemory) {
+  testing::ScratchDir scratch;
+  CudaEngineBackend b = testing::gpu_backend(scratch);
+  const jobs::EvalSettings s = testing::settings("llama");
+  const std::regex figures(
+      R"(kf_gemm_tc: (\d+) registers/thread, (\d+) B static \+ 0 B dynamic shared memory, 0 B spill stores, 0 B spill loads)");
+  for (const char* arch : {"hopper", "blackwell"}) {
+    std::int64_t shared[2] = {0, 0};
+    for (const bool act_bf16 : {false, true}) {
+      const jobs::Genome g = act_bf16 ? bf16_activations(tensor_cores({}, "bf16")) : tensor_cores({}, "bf16");
+      const jobs::Candidate c = testing::candidate(g);
+      const CompileResult r = b.compile(b.render(c), c, testing::context(s, scratch, arch));
+      ASSERT_TRUE(r.ok) << arch << "\n" << r.log;
+      std::smatch m;
+      ASSERT_TRUE(std::regex_search(r.log, m, figures)) << r.log;
+      shared[act_bf16] = std::stoll(m[2]);
+    }
+    EXPECT_EQ(shared[0] - shared[1], 2 * 64 * 20 * 4) << arch << ": two parts of a 64 x 32 slice of A fewer";
+  }
 }
 
 }  // namespace

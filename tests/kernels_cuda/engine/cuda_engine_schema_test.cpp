@@ -1,6 +1,7 @@
 // The published schema of cuda/engine (kforge/kernels/family_schema.hpp, what `kforge validate` checks a campaign
 // against) agrees with the cuda engine's genome (cuda_engine_params.hpp): the same parameters with the same choices,
-// the schedule's and the weights' strings, the baselines and the targets; an unknown precision is named.
+// the schedule's, the weights' and the activations' strings, the baselines and the targets; an unknown precision is
+// named.
 #include <gtest/gtest.h>
 
 #include "arch.hpp"
@@ -25,6 +26,11 @@ TEST(CudaEngineSchema, TheSchemaListsTheGenomesParametersWithTheirChoices) {
       EXPECT_EQ(p.default_string, "fp32");
       continue;
     }
+    if (p.name == "activations") {  // optional: fp32 (the strict contract) when a genome leaves it out
+      EXPECT_EQ(p.string_choices, (std::vector<std::string>{"fp32", "bf16"}));
+      EXPECT_EQ(p.default_string, "fp32");
+      continue;
+    }
     ASSERT_TRUE(space.count(p.name)) << p.name;
     EXPECT_EQ(p.int_choices, space.at(p.name)) << p.name;
   }
@@ -35,6 +41,11 @@ TEST(CudaEngineSchema, TheSchemaListsTheGenomesParametersWithTheirChoices) {
   jobs::Genome fp16 = default_cuda_engine_genome();
   fp16.params["weights"] = std::string("fp16");
   EXPECT_EQ(cuda_engine_invalid_reason(fp16).value_or(""), "parameter weights must be fp32, bf16, int8 or fp8");
+  jobs::Genome fp8_activations = default_cuda_engine_genome();
+  fp8_activations.params["activations"] = std::string("fp8");
+  EXPECT_EQ(cuda_engine_invalid_reason(fp8_activations).value_or(""), "parameter activations must be fp32 or bf16");
+  fp8_activations.params["activations"] = std::string("bf16");
+  EXPECT_EQ(cuda_engine_params(fp8_activations).activations, kernels::engine::ActivationPrecision::bf16);
 }
 
 }  // namespace

@@ -62,6 +62,17 @@ TEST_F(ChildrenFileTest, EachBadEntryIsRejectedWithItsReasonAndTheRestKept) {
   EXPECT_NE(reason(file, 2).find("violates a constraint"), std::string::npos) << reason(file, 2);
 }
 
+// An engine's `activations` picks the contract it is held to (docs/engines.md, "Activations"): an agent may not
+// declare bf16 activations, and so the looser tolerance, where the campaign's space does not list the key.
+TEST_F(ChildrenFileTest, AnAgentCannotDeclareAContractTheSpaceDoesNotList) {
+  const auto file = parse(R"(children:
+  - genome: {MC: 32, ORDER: jpi, ALPHA: 0.5, activations: bf16}
+)");
+  ASSERT_TRUE(file.ok()) << file.failure;
+  EXPECT_TRUE(file.children.empty());
+  EXPECT_NE(reason(file, 0).find("unknown parameter 'activations'"), std::string::npos) << reason(file, 0);
+}
+
 TEST_F(ChildrenFileTest, MissingPartsUnknownParentsAndExtraEntriesAreRejected) {
   brief.children_wanted = 3;
   const auto file = parse(R"(children:

@@ -13,6 +13,21 @@ namespace kforge::kernels::engine {
 // orders and a factor 5 below the best bf16 row.
 inline constexpr double kLogitRelTolerance = 1e-4;
 
+// The activation contract (docs/engines.md, "Activations"): an engine that declares bf16 activations multiplies
+// bf16 operands (tensor cores' inputs) with fp32 sums, and is held to the same rule with this tolerance instead.
+// Chosen from measurement (bench/precision_cost, ReferenceArithmetic::bf16_operands against exact arithmetic on
+// the same bf16 weights, random weights): 1.6e-3 at hidden 64, 7.2e-4 at SmolLM-135M's shape, 3.6e-4 at
+// Llama-3.2-1B's. 1e-2 leaves a factor 6 over the worst for trained models' wider activations.
+inline constexpr double kLogitRelToleranceBf16Activations = 1e-2;
+
+// What an engine declares of its activations: fp32 (the default; kLogitRelTolerance) or bf16.
+enum class ActivationPrecision { fp32, bf16 };
+// "fp32", "bf16"; parse throws std::invalid_argument naming the value for anything else.
+ActivationPrecision parse_activation_precision(const std::string& name);
+const char* activation_precision_name(ActivationPrecision a);
+// The tolerance of "Correctness" an engine with these activations is held to.
+double logit_tolerance(ActivationPrecision a);
+
 struct LogitCheck {
   double max_abs = 0.0;  // max |got - ref|
   double max_rel = 0.0;  // max |got - ref| / scale of its row

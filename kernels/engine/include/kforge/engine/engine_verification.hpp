@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kforge/engine/engine_tolerance.hpp"
 #include "kforge/engine/model_weights.hpp"
 #include "kforge/engine/reference_engine.hpp"
 #include "kforge/kernels/backend.hpp"
@@ -35,8 +36,9 @@ using LogitsFn = std::function<std::vector<float>(std::span<const SeqDesc>, std:
 // is outside the tolerance, not finite, missing, or a greedy token differs beyond a near tie; failed_case is
 // "engine_trace=1 request=R step=N position=P seed=S" (parse_case format, so it can join the validation set).
 // Max abs/rel errors are over every logit compared.
+// `tolerance`: the contract's (engine_tolerance.hpp; logit_tolerance of the engine's activations).
 VerifyResult verify_engine_trace(const jobs::ModelSpec& model, const Weights& weights, std::uint64_t seed,
-                                 const LogitsFn& candidate);
+                                 const LogitsFn& candidate, double tolerance = kLogitRelTolerance);
 
 // The seeds to verify with: standard_case_seed(seed, 0), then those of the validation cases that are engine
 // traces (engine_trace=1 ... seed=S), in order.
@@ -45,6 +47,7 @@ std::vector<std::uint64_t> verification_seeds(std::uint64_t seed, const std::vec
 // verify() of an engine backend: the trace of every verification seed, the standard one first; the first failure
 // is the verdict (its evidence names the validation case that caught it), else the standard trace's result.
 VerifyResult verify_engine(const jobs::ModelSpec& model, const Weights& weights, std::uint64_t seed,
-                           const std::vector<std::string>& validation_cases, const LogitsFn& candidate);
+                           const std::vector<std::string>& validation_cases, const LogitsFn& candidate,
+                           double tolerance = kLogitRelTolerance);
 
 }  // namespace kforge::kernels::engine

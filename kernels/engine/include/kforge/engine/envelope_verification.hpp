@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "kforge/engine/engine_tolerance.hpp"
 #include "kforge/engine/reference_engine.hpp"
 #include "kforge/engine/serving_loop.hpp"
 #include "kforge/engine/workload_trace.hpp"
@@ -42,6 +43,7 @@ std::vector<std::uint64_t> envelope_seeds(std::uint64_t seed, const std::vector<
 // errors of every logit compared.
 VerifyResult verify_envelope(const jobs::EngineSpec& engine, const BatchPolicy& policy,
                              const ReferenceEngine& reference, std::uint64_t seed,
-                             const std::vector<std::string>& validation_cases, const StepFn& step);
+                             const std::vector<std::string>& validation_cases, const StepFn& step,
+                             double tolerance = kLogitRelTolerance);
 
 }  // namespace kforge::kernels::engine

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "kforge/engine/engine_tolerance.hpp"
 #include "kforge/engine/serving_loop.hpp"
 #include "kforge/engine/weight_precision.hpp"
 #include "kforge/jobs/engine_spec.hpp"
@@ -23,8 +24,10 @@ inline constexpr double kFloorMargin = 1.5;
 double weight_bytes_per_step(const jobs::ModelSpec& model, WeightPrecision precision);
 
 // Bytes `run` read at least: weight_bytes_per_step per step, plus per sequence of a step, in every attention layer
-// its keys and values (fp32) at every position up to its last, and in every KDA layer its heads x D x D state.
-double least_bytes_read(const jobs::ModelSpec& model, const ServingResult& run, WeightPrecision precision);
+// its keys and values at every position up to its last (fp32; bf16 for an engine of bf16 activations, whose KV cache
+// may hold bf16: docs/engines.md, "Activations"), and in every KDA layer its heads x D x D state (fp32).
+double least_bytes_read(const jobs::ModelSpec& model, const ServingResult& run, WeightPrecision precision,
+                        ActivationPrecision activations = ActivationPrecision::fp32);
 
 // Read bandwidth of this node for a working set of `bytes` (capped at 256 MiB: past the caches it is the memory's),
 // in bytes/s: the best of several passes of `threads` threads each reading its part of one buffer. A set that fits
@@ -38,10 +41,11 @@ int usable_cpus();
 // else evidence naming the run, its time, its floor and the bandwidth it would need, beside every run's time.
 // bytes_per_s <= 0 means no floor is known (a fake device): always "".
 std::string beyond_physical_floor(const jobs::ModelSpec& model, std::span<const ServingResult> runs, double bytes_per_s,
-                                  WeightPrecision precision);
+                                  WeightPrecision precision,
+                                  ActivationPrecision activations = ActivationPrecision::fp32);
 
 // The fraction of the node's bandwidth `run` used (floor time / run time), 0 when unknown.
 double bandwidth_fraction(const jobs::ModelSpec& model, const ServingResult& run, double bytes_per_s,
-                          WeightPrecision precision);
+                          WeightPrecision precision, ActivationPrecision activations = ActivationPrecision::fp32);
 
 }  // namespace kforge::kernels::engine

@@ -29,10 +29,14 @@ struct ForcedSequence {
   std::int64_t first_row = 0;  // logits of positions first_row .. tokens.size() - 1
 };
 
-// How step() computes: every token of a step through each layer together, each projection one double matrix
-// product (blocked, the default), or token by token with naive loops (scalar: the plainest statement of the math,
-// which tests hold the blocked arithmetic to).
-enum class ReferenceArithmetic { blocked, scalar };
+// How step() and teacher_forced() compute: every token of a step through each layer together, each projection one
+// double matrix product (blocked, the default), or token by token with naive loops (scalar: the plainest statement
+// of the math, which tests hold the blocked arithmetic to; step() only). bf16_operands is blocked with every operand
+// of a matrix product rounded to bf16 as a tensor-core engine with bf16 activations multiplies them (each
+// projection's input rows, an attention layer's q, k and v after RoPE, and attention's unnormalised softmax
+// weights), every sum still double: what such an engine honestly computes, which sets the activation contract's
+// tolerance (engine_tolerance.hpp; bench/precision_cost). Never the reference a candidate is checked against.
+enum class ReferenceArithmetic { blocked, scalar, bf16_operands };
 
 class ReferenceEngine {
  public:
@@ -75,6 +79,13 @@ class ReferenceEngine {
     std::vector<std::vector<double>> state;  // per layer: [heads][head_dim][head_dim] (KDA layers)
   };
   void reset(Slot& slot) const;
+  // y [n x out] (+)= x [n x in] W^T (reference_blas::project), x first rounded to bf16 under bf16_operands.
+  void project(const double* x, std::int64_t n, std::int64_t in, const double* w, std::int64_t out, double* y,
+               bool accumulate = false) const;
+  // Rounds `count` values to bf16 in place under bf16_operands (an operand of attention's products); else nothing.
+  void operand(double* x, std::int64_t count) const;
+  // attend()'s softmax probabilities as bf16 operands of its product with v.
+  bool bf16_probabilities() const { return arithmetic_ == ReferenceArithmetic::bf16_operands; }
   // What follows the q, k and v projections of `rows` rows before RoPE: with qkv_bias each gets its projection's
   // bias added (Qwen2); with qk_norm each head of q and k is RMS-normalised with its gamma (Qwen3).
   void finish_qkv(const Layer& layer, std::int64_t rows, double* q, double* k, double* v) const;

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "kforge/engine/weight_precision.hpp"
 #include "kforge/kernels/kda_recurrence.hpp"
 
 namespace kforge::kernels::engine::reference_math {
@@ -43,9 +44,10 @@ inline void l2_normalise(double* x, std::int64_t d) {
 }
 
 // One query head attending causally over positions 0..last of a cache whose position p holds its key at
-// k + p * stride and its value at v + p * stride (d values each): o = softmax(q.k / sqrt(d)) v.
+// k + p * stride and its value at v + p * stride (d values each): o = softmax(q.k / sqrt(d)) v. With
+// bf16_probabilities, each exp(s - max) multiplies v as bf16 (a tensor-core engine's P), their sum staying exact.
 inline void attend(const double* q, const double* k, const double* v, std::int64_t stride, std::int64_t last,
-                   std::int64_t d, double* o) {
+                   std::int64_t d, double* o, bool bf16_probabilities = false) {
   std::vector<double> score(static_cast<std::size_t>(last + 1));
   const double scale = 1.0 / std::sqrt(static_cast<double>(d));
   double top = -std::numeric_limits<double>::infinity(), sum = 0.0;
@@ -59,7 +61,8 @@ inline void attend(const double* q, const double* k, const double* v, std::int64
   for (auto& s : score) sum += (s = std::exp(s - top));
   std::fill_n(o, d, 0.0);
   for (std::int64_t p = 0; p <= last; ++p) {
-    const double wgt = score[static_cast<std::size_t>(p)] / sum;
+    const double e = score[static_cast<std::size_t>(p)];
+    const double wgt = (bf16_probabilities ? static_cast<double>(round_to_bf16(static_cast<float>(e))) : e) / sum;
     const double* vp = v + p * stride;
     for (std::int64_t i = 0; i < d; ++i) o[i] += wgt * vp[i];
   }

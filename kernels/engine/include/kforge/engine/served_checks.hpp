@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "kforge/engine/engine_tolerance.hpp"
 #include "kforge/engine/reference_engine.hpp"
 #include "kforge/engine/serving_loop.hpp"
 #include "kforge/engine/workload_trace.hpp"
@@ -48,9 +49,10 @@ struct CheckOutcome {
 // Compares what `run` kept of every generated token of the requests `which` (served from `trace` with
 // `sampler`) with the reference's logits for the same histories (ReferenceEngine::teacher_forced on the prompt and
 // the tokens the engine generated): each sampled logit and the row's top value within the tolerance of
-// engine_tolerance.hpp, and each token a greedy choice of the reference (a near tie allowed). `where` begins the
-// evidence ("timed run 2").
+// engine_tolerance.hpp (`tolerance`: the engine's contract's), and each token a greedy choice of the reference (a
+// near tie allowed). `where` begins the evidence ("timed run 2").
 CheckOutcome check_requests(const ReferenceEngine& reference, const WorkloadTrace& trace, const ServingResult& run,
-                            const LogitSampler& sampler, std::span<const std::size_t> which, const std::string& where);
+                            const LogitSampler& sampler, std::span<const std::size_t> which, const std::string& where,
+                            double tolerance = kLogitRelTolerance);
 
 }  // namespace kforge::kernels::engine

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kforge/engine/engine_tolerance.hpp"
 #include "kforge/engine/model_weights.hpp"
 #include "kforge/engine/reference_engine.hpp"
 #include "kforge/engine/serving_loop.hpp"
@@ -53,9 +54,11 @@ struct ServedRuns {
 // verify() of an engine backend: the script traces through the engine's logits (engine_verification.hpp), then the
 // serving envelope under `policy` through its step function (envelope_verification.hpp). The first failure is the
 // verdict; else ok with the largest errors of both. `envelope_ms`, when given, gets the envelope's wall ms.
+// `tolerance`: the engine's contract's (engine_tolerance.hpp, logit_tolerance), in both and in serve_repeatedly.
 VerifyResult verify_served_engine(const jobs::EvalSettings& s, const jobs::EngineSpec& e, const BatchPolicy& policy,
                                   const Weights& weights, const ReferenceEngine& reference, std::uint64_t seed,
-                                  const StepFn& step, double* envelope_ms = nullptr);
+                                  const StepFn& step, double* envelope_ms = nullptr,
+                                  double tolerance = kLogitRelTolerance);
 
 // Serves `warmup` runs and then timed runs as the timing policy allows (at least one; its time cap counts serving
 // only). Every run is a fresh trace (fresh_trace, from harness_secret) on a fresh engine (`fresh`). With
@@ -63,7 +66,8 @@ VerifyResult verify_served_engine(const jobs::EvalSettings& s, const jobs::Engin
 // and, after the run, one request of every slot, picked by a secret drawn then, is compared with the reference
 // (served_checks.hpp); the first disagreement ends the sampling as `failure`.
 ServedRuns serve_repeatedly(const jobs::EvalSettings& s, const jobs::EngineSpec& e, const BatchPolicy& policy,
-                            const FreshEngine& fresh, const ReferenceEngine* reference = nullptr);
+                            const FreshEngine& fresh, const ReferenceEngine* reference = nullptr,
+                            double tolerance = kLogitRelTolerance);
 
 // The run whose sample is the median: its figures are the candidate's.
 const ServingResult& median_run(const ServedRuns& r);
@@ -77,6 +81,8 @@ struct VerdictContext {
   std::string ceiling_note;  // appended to the evidence of a run beyond the ceiling ("" for the host's)
   double memory_bytes_per_s = 0.0;
   double envelope_ms = 0.0;  // what verify()'s serving envelope took (the envelope_ms figure)
+  // What the engine declares of its activations: with bf16 its KV cache may hold bf16, which the floor counts.
+  ActivationPrecision activations = ActivationPrecision::fp32;
 };
 
 // time()'s verdict on a candidate's served runs: cheat_detected when a run failed or a check after a run found a
