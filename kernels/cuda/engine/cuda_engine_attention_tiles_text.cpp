@@ -1,5 +1,6 @@
 // The cuda engine module's query-tiled attention (cuda_engine_source.hpp, gene ATTN_QTILE): FlashAttention's order
-// of work for the steps that feed prompts, on the fp32 SIMT path of the other kernels.
+// of work for the steps that feed prompts, on the fp32 SIMT path of the other kernels, or with bf16 activations on
+// tensor cores.
 #include "cuda_engine_source.hpp"
 
 namespace kforge::kernels::cuda::engine::text {
@@ -14,10 +15,42 @@ const char* engine_attention_tiles() {
 // different sequences in one tile (a step lays its sequences out one after another) are served one sequence after
 // the other, each over its own slot's cache. Each row keeps its own online softmax; each thread owns (row,
 // dimension) pairs. queries * (heads / kv_heads) <= QTILE_ROWS (the plan's choice, qtile_queries).
+// With bf16 activations (KF_ACT_BF16, the activation contract of docs/engines.md) both products run on tensor cores
+// (mma.sync m16n8k16, bf16 operands, fp32 sums): the tile's 16 rows are the m of S = Q K^T, each warp a share of its
+// 8-key columns, and of O = P V, each warp a share of its 8-dimension columns, held in registers; q and P round to
+// bf16 as they become operands (the cache holds bf16 already); the online softmax stays the fp32 one, row by row.
+// Rows of another sequence of the tile take P = 0 and a correction of 1, keys past the tile's end P = 0 and V = 0,
+// dimensions past KF_D zeros: every product of the 16 rows is made, and only a row's own keys reach it.
 #define QTILE_ROWS 16
+#if KF_ACT_BF16  // a multiple of 16 keys: the k of P V
+#define QTILE_KEYS (3072 / KF_D > 192 ? 192 : 3072 / KF_D < 16 ? 16 : 3072 / KF_D / 16 * 16)
+#define QTC_NT (((KF_D + 7) / 8 + ATTN_THREADS / 32 - 1) / (ATTN_THREADS / 32)) /* O's 8-column tiles per warp */
+#else
 #define QTILE_KEYS (3072 / KF_D > 192 ? 192 : 3072 / KF_D < 8 ? 8 : 3072 / KF_D) /* keys, values, scores: < 42 KiB */
+#endif
 #define QTILE_PER ((QTILE_ROWS * KF_D + ATTN_THREADS - 1) / ATTN_THREADS)
-extern "C" __global__ void __launch_bounds__(ATTN_THREADS)
+#if KF_ACT_BF16
+// Operands of the tensor-core products, as mma reads a pair of bf16 (the lower-indexed element in the low half):
+// two consecutive elements of a row of q or of K (zeros past KF_D); two consecutive keys' probabilities of a row
+// (zeros for a row of another sequence or keys past the tile's n); a dimension of V at two consecutive keys (zeros
+// past n).
+__device__ __forceinline__ unsigned qtc_pack(float lo, float hi) { return kf_bf16_bits(lo) | (kf_bf16_bits(hi) << 16); }
+__device__ __forceinline__ unsigned qtc_pair(const float* row, int d) {
+  return qtc_pack(d < KF_D ? row[d] : 0.f, d + 1 < KF_D ? row[d + 1] : 0.f);
+}
+__device__ __forceinline__ unsigned qtc_weights(const float* row, int i, int n, bool own) {
+  return qtc_pack(own && i < n ? row[i] : 0.f, own && i + 1 < n ? row[i + 1] : 0.f);
+}
+__device__ __forceinline__ unsigned qtc_column(const float (*vs)[KF_D], int i, int col, int n) {
+  return qtc_pack(i < n && col < KF_D ? vs[i][col] : 0.f, i + 1 < n && col < KF_D ? vs[i + 1][col] : 0.f);
+}
+// Given only its block size, ptxas held the tensor-core body at 256 threads and head_dim 128 to 48 registers on
+// sm_90a and spilled (nvcc 13.0); one block per SM as the bound lets it take 64, no spill on either target.
+#define QTILE_BOUNDS __launch_bounds__(ATTN_THREADS, 1)
+#else
+#define QTILE_BOUNDS __launch_bounds__(ATTN_THREADS)
+#endif
+extern "C" __global__ void QTILE_BOUNDS
 kf_attention_tiles(const float* __restrict__ qkv, int ld, float* __restrict__ out, int heads, int kv_heads,
                    const int* __restrict__ tok_slot, const int* __restrict__ tok_pos,
                    const kv_t* __restrict__ k_cache, const kv_t* __restrict__ v_cache, int context,
@@ -39,9 +72,18 @@ kf_attention_tiles(const float* __restrict__ qkv, int ld, float* __restrict__ ou
     m[threadIdx.x] = KF_NEG_BIG;
     l[threadIdx.x] = 0.f;
   }
+#if KF_ACT_BF16
+  const int warp = threadIdx.x >> 5, warps = ATTN_THREADS / 32, lane = threadIdx.x & 31, qg = lane >> 2, qt = lane & 3;
+  float acc[QTC_NT][4];  // O's rows qg, qg + 8 at columns (warp + j warps) * 8 + 2 qt, + 1
+#pragma unroll
+  for (int j = 0; j < QTC_NT; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) acc[j][e] = 0.f;
+#else
   float acc[QTILE_PER];
 #pragma unroll
   for (int j = 0; j < QTILE_PER; ++j) acc[j] = 0.f;
+#endif
   for (int first = 0; first < count;) {  // the rows of one sequence: [first, end)
     const int slot = tok_slot[t0 + first / group];
     int end = first, last = 0;
@@ -64,18 +106,56 @@ kf_attention_tiles(const float* __restrict__ qkv, int ld, float* __restrict__ ou
         vs[i][d] = kv_get(v_cache[rows[i] + d]);
       }
       __syncthreads();
+#if KF_ACT_BF16
+      for (int j = warp; j * 8 < n; j += warps) {  // S's 8-key column tiles: all 16 rows, read only in [first, end)
+        float c[4] = {0.f, 0.f, 0.f, 0.f};
+        const int key = j * 8 + qg;
+        for (int d0 = 0; d0 < KF_D; d0 += 16) {
+          const int d = d0 + 2 * qt;
+          const unsigned a[4] = {qtc_pair(q[qg], d), qtc_pair(q[qg + 8], d), qtc_pair(q[qg], d + 8),
+                                 qtc_pair(q[qg + 8], d + 8)};
+          const unsigned b[2] = {qtc_pair(ks[key], d), qtc_pair(ks[key], d + 8)};
+          mma_bf16(c, a, b);
+        }
+        p[qg][j * 8 + 2 * qt] = c[0];
+        p[qg][j * 8 + 2 * qt + 1] = c[1];
+        p[qg + 8][j * 8 + 2 * qt] = c[2];
+        p[qg + 8][j * 8 + 2 * qt + 1] = c[3];
+      }
+#else
       for (int e = threadIdx.x; e < (end - first) * n; e += blockDim.x) {
         const int r = first + e / n, i = e % n;
         float dot = 0.f;
         for (int d = 0; d < KF_D; ++d) dot += q[r][d] * ks[i][d];
         p[r][i] = dot;
       }
+#endif
       __syncthreads();
       if (threadIdx.x >= first && threadIdx.x < end) {  // each row's online softmax over its unmasked positions
         const int r = threadIdx.x, seen = min(n, tok_pos[t0 + r / group] + 1 - s0);  // may be <= 0: all masked
         online_softmax_tile(p[r], n, seen, m[r], l[r], correction[r]);
       }
       __syncthreads();
+#if KF_ACT_BF16
+      const bool own0 = qg >= first && qg < end, own8 = qg + 8 >= first && qg + 8 < end;
+      const float keep0 = own0 ? correction[qg] : 1.f, keep8 = own8 ? correction[qg + 8] : 1.f;
+#pragma unroll
+      for (int j = 0; j < QTC_NT; ++j) {
+        const int col = (warp + j * warps) * 8 + qg;  // B's column: a dimension of V
+        if ((warp + j * warps) * 8 >= KF_D) continue;
+        acc[j][0] *= keep0;
+        acc[j][1] *= keep0;
+        acc[j][2] *= keep8;
+        acc[j][3] *= keep8;
+        for (int i0 = 0; i0 < n; i0 += 16) {
+          const int i = i0 + 2 * qt;
+          const unsigned a[4] = {qtc_weights(p[qg], i, n, own0), qtc_weights(p[qg + 8], i, n, own8),
+                                 qtc_weights(p[qg], i + 8, n, own0), qtc_weights(p[qg + 8], i + 8, n, own8)};
+          const unsigned b[2] = {qtc_column(vs, i, col, n), qtc_column(vs, i + 8, col, n)};
+          mma_bf16(acc[j], a, b);
+        }
+      }
+#else
 #pragma unroll
       for (int j = 0; j < QTILE_PER; ++j) {
         const int e = threadIdx.x + j * ATTN_THREADS, r = e / KF_D, d = e % KF_D;
@@ -84,14 +164,27 @@ kf_attention_tiles(const float* __restrict__ qkv, int ld, float* __restrict__ ou
         for (int i = 0; i < n; ++i) a += p[r][i] * vs[i][d];
         acc[j] = a;
       }
+#endif
     }
     first = end;
   }
+#if KF_ACT_BF16
+  __syncthreads();  // l is final
+#pragma unroll
+  for (int j = 0; j < QTC_NT; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {  // C's (qg, 2qt), (qg, 2qt + 1), (qg + 8, 2qt), (qg + 8, 2qt + 1)
+      const int r = qg + (e / 2) * 8, d = (warp + j * warps) * 8 + 2 * qt + e % 2;
+      if (r < count && d < KF_D)
+        out[((long long)(t0 + r / group) * heads + g * group + r % group) * KF_D + d] = acc[j][e] / l[r];
+    }
+#else
 #pragma unroll
   for (int j = 0; j < QTILE_PER; ++j) {
     const int e = threadIdx.x + j * ATTN_THREADS, r = e / KF_D;
     if (r < count) out[((long long)(t0 + r / group) * heads + g * group + r % group) * KF_D + e % KF_D] = acc[j] / l[r];
   }
+#endif
 #endif
 }
 )CUDA";

@@ -31,9 +31,10 @@ std::string render_cuda_engine_source(const CudaEngineParams& p) {
          define("KF_WEIGHTS_INT8", p.weights == kernels::engine::WeightPrecision::int8) +
          define("KF_WEIGHTS_FP8", p.weights == kernels::engine::WeightPrecision::fp8) +
          define("KF_ACT_BF16", p.activations == kernels::engine::ActivationPrecision::bf16);
-  return out + text::engine_common() + text::engine_dense() + text::engine_gemv() +
-         (p.GEMM_TC ? ptx_helpers_text() : "") + text::engine_gemm_tc() + text::engine_mixers() +
-         text::engine_attention_tiles();
+  // mma_bf16 for the kernels on tensor cores: kf_gemm_tc, and kf_attention_tiles with bf16 activations.
+  const bool mma = p.GEMM_TC || (p.ATTN_QTILE && p.activations == kernels::engine::ActivationPrecision::bf16);
+  return out + text::engine_common() + text::engine_dense() + text::engine_gemv() + (mma ? ptx_helpers_text() : "") +
+         text::engine_gemm_tc() + text::engine_mixers() + text::engine_attention_tiles();
 }
 
 }  // namespace kforge::kernels::cuda::engine

@@ -28,9 +28,10 @@ TEST(CudaEngineEmulated, GroupedAttentionComputesTheSameModel) {
 // never launched with 0.
 TEST(CudaEngineEmulated, AWrongGroupedAttentionIsCaughtWhereTheGenomeUsesIt) {
   for (const std::int64_t group : {1, 0})  // every position's value that of position 0
-    EXPECT_EQ(verified_with_edit(testing::genome_with({{"ATTN_GROUP", group}}), "vs[i][d] = v_cache[rows[i] + d];",
-                                 "vs[i][d] = v_cache[rows[0] + d];"),
-              group ? jobs::Status::wrong_result : jobs::Status::ok)
+    EXPECT_EQ(
+        verified_with_edit(testing::genome_with({{"ATTN_GROUP", group}}), "vs[i][d] = kv_get(v_cache[rows[i] + d]);",
+                           "vs[i][d] = kv_get(v_cache[rows[0] + d]);"),
+        group ? jobs::Status::wrong_result : jobs::Status::ok)
         << "ATTN_GROUP " << group;
 }
 
