@@ -1,6 +1,6 @@
 // bench/precision_cost: what a weight precision costs the model itself (docs/engines.md, "Precisions"). The double
 // reference serves the same random sequences (teacher forced) on the model's weights as given (fp32) and rounded
-// to bf16 and to int8 (weight_precision.hpp); per precision it prints, over every position, the KL divergence
+// to bf16, int8 and fp8 (weight_precision.hpp); per precision it prints, over every position, the KL divergence
 // KL(p_fp32 || p_precision) of the next-token distributions (mean, p99, max), the largest logit error relative to
 // the row's largest logit (the contract's measure), and how often the greedy token stays the same. One JSON object
 // with the run context on stdout. Engines are not involved: this is the distance between the models an fp32, a bf16
@@ -97,7 +97,7 @@ int main(int argc, char** argv) try {
   int sequences = 4, length = 128;
   std::uint64_t seed = 1;
   po::options_description opts(
-      "precision_cost: what bf16 and int8 weights, and bf16 activations, cost a model (bench/README.md; "
+      "precision_cost: what bf16, int8 and fp8 weights, and bf16 activations, cost a model (bench/README.md; "
       "docs/engines.md, \"Precisions\" and \"Activations\")");
   opts.add_options()("help", "this text")("model", po::value(&model_dir), "a Hugging Face model folder (required)")(
       "sequences", po::value(&sequences)->default_value(4), "random token sequences, teacher forced")(
@@ -136,18 +136,22 @@ int main(int argc, char** argv) try {
         << ",\"max_rel_logit_error\":" << c.max_rel_error
         << ",\"greedy_same\":" << static_cast<double>(c.same_greedy) / static_cast<double>(c.rows) << "}";
   };
-  // int8 from a copy, then bf16 in place: at most one copy of the weights beside the reference's (a 1B model's
-  // double reference alone takes 10 GB).
-  Weights rounded = exact;
-  round_weights(rounded, WeightPrecision::int8);
-  const Cost int8 = cost_of(exact_logits, logits_of(model, rounded, tokens), model.vocab);
-  rounded = {};
+  // int8 and fp8 each from a copy, then bf16 in place: at most one copy of the weights beside the reference's (a 1B
+  // model's double reference alone takes 10 GB).
+  const auto narrow = [&](WeightPrecision p) {
+    Weights rounded = exact;
+    round_weights(rounded, p);
+    return cost_of(exact_logits, logits_of(model, rounded, tokens), model.vocab);
+  };
+  const Cost int8 = narrow(WeightPrecision::int8), fp8 = narrow(WeightPrecision::fp8);
   Weights& bf16 = exact;
   round_weights(bf16, WeightPrecision::bf16);
   const Rows bf16_logits = logits_of(model, bf16, tokens);
   write("bf16", "fp32", "unrounded weights", cost_of(exact_logits, bf16_logits, model.vocab));
   out << ",";
   write("int8", "fp32", "unrounded weights", int8);
+  out << ",";
+  write("fp8", "fp32", "unrounded weights", fp8);  // the cuda engine's
   out << ",";
   // The activation contract's measure: bf16 operands against exact arithmetic, both on the bf16 weights.
   write("bf16", "bf16", "exact arithmetic on the bf16 weights",

@@ -13,18 +13,18 @@ out=$("$BUILD/bin/precision_cost" --model "$work/tiny" --sequences 2 --length 24
 import json, sys
 result = json.loads(sys.argv[1])
 assert result["schema_version"] == 1 and result["benchmark"] == "precision_cost", result
-bf16, int8, activations = result["precisions"]
+bf16, int8, fp8, activations = result["precisions"]
 assert [(p["weights"], p["activations"]) for p in result["precisions"]] == [
-    ("bf16", "fp32"), ("int8", "fp32"), ("bf16", "bf16")], result
-for p in (bf16, int8):
+    ("bf16", "fp32"), ("int8", "fp32"), ("fp8", "fp32"), ("bf16", "bf16")], result
+for p in (bf16, int8, fp8):
     assert p["rows"] == 48, p
     assert 0 <= p["kl_mean"] <= p["kl_max"], p
     assert 0 <= p["greedy_same"] <= 1, p
     assert p["max_rel_logit_error"] > result["tolerance"], p  # the rounding is material: a contract of its own
-assert int8["max_rel_logit_error"] > bf16["max_rel_logit_error"], result
+assert fp8["max_rel_logit_error"] > int8["max_rel_logit_error"] > bf16["max_rel_logit_error"], result
 # Each row names its baseline and the tolerance its declaration is held to.
-assert [(p["baseline"], p["tolerance"]) for p in result["precisions"]] == [
-    ("unrounded weights", 1e-4), ("unrounded weights", 1e-4), ("exact arithmetic on the bf16 weights", 1e-2)], result
+assert [(p["baseline"], p["tolerance"]) for p in result["precisions"]] == [("unrounded weights", 1e-4)] * 3 + [
+    ("exact arithmetic on the bf16 weights", 1e-2)], result
 # bf16 operands are material too (beyond the fp32 tolerance), and inside the activation contract's tolerance.
 assert activations["rows"] == 48, activations
 assert result["tolerance"] < activations["max_rel_logit_error"] < result["activation_tolerance"], result

@@ -54,6 +54,26 @@ TEST(CudaEngineCompile, EveryValueOfEveryParameterCompiles) {
   EXPECT_GT(compiled, 40);
 }
 
+// The string parameters: every weight precision under both activation contracts, with every optional kernel
+// launched, compiles on both targets (a spill would be a resource_reject; GEMV_NORM and GEMV_SILU left out: a few
+// of their kf_gemv builds spill, docs/engines.md).
+TEST(CudaEngineCompile, EveryPrecisionAndContractCompilesForBothTargetsWithEveryOptionalKernel) {
+  ScratchDir scratch;
+  CudaEngineBackend b = testing::gpu_backend(scratch);
+  const jobs::EvalSettings s = testing::settings("kimi-linear");
+  for (const char* weights : {"fp32", "bf16", "int8", "fp8"})
+    for (const char* activations : {"fp32", "bf16"}) {
+      jobs::Genome g = testing::genome_with(
+          {{"GEMV_ROWS", 8}, {"ATTN_GROUP", 1}, {"ATTN_QTILE", 1}, {"GEMM_TC", 1}, {"kv_block", 16}});
+      g.params["weights"] = std::string(weights);
+      g.params["activations"] = std::string(activations);
+      for (const char* target : {"hopper", "blackwell"}) {
+        const CompileResult r = compile(b, testing::candidate(g), s, scratch, target);
+        EXPECT_TRUE(r.ok) << weights << " " << activations << " " << target << "\n" << r.log;
+      }
+    }
+}
+
 // render() throws (the cascade records compile_error "could not render the source"); compile() of any source with
 // such a genome refuses it too, before NVRTC.
 TEST(CudaEngineCompile, AGenomeOutsideTheSpaceIsACompileErrorNamingIt) {
