@@ -128,9 +128,9 @@ int main(int argc, char** argv) try {
   // and the tolerance that declaration is held to.
   const auto write = [&](std::string_view weights, std::string_view activations, std::string_view baseline,
                          const Cost& c) {
-    out << "{\"weights\":\"" << weights << "\",\"activations\":\"" << activations << "\",\"baseline\":\""
-        << baseline << "\",\"tolerance\":"
-        << logit_tolerance(parse_activation_precision(std::string(activations))) << ",\"rows\":" << c.rows
+    out << "{\"weights\":\"" << weights << "\",\"activations\":\"" << activations << "\",\"baseline\":\"" << baseline
+        << "\",\"tolerance\":" << logit_tolerance(parse_activation_precision(std::string(activations)))
+        << ",\"rows\":" << c.rows
         << ",\"kl_mean\":" << std::accumulate(c.kl.begin(), c.kl.end(), 0.0) / static_cast<double>(c.kl.size())
         << ",\"kl_p99\":" << quantile(c.kl, 0.99) << ",\"kl_max\":" << quantile(c.kl, 1.0)
         << ",\"max_rel_logit_error\":" << c.max_rel_error
