@@ -126,15 +126,17 @@ int main(int argc, char** argv) try {
       << ",\"tolerance\":" << kLogitRelTolerance << ",\"precisions\":[";
   // Each row: the engine's declaration (weights, activations), what its logits are measured against (baseline),
   // and the tolerance that declaration is held to.
-  const auto write = [&](std::string_view weights, std::string_view activations, std::string_view baseline,
+  bool first = true;
+  const auto write = [&](WeightPrecision weights, ActivationPrecision activations, std::string_view baseline,
                          const Cost& c) {
-    out << "{\"weights\":\"" << weights << "\",\"activations\":\"" << activations << "\",\"baseline\":\"" << baseline
-        << "\",\"tolerance\":" << logit_tolerance(parse_activation_precision(std::string(activations)))
-        << ",\"rows\":" << c.rows
+    out << (first ? "" : ",") << "{\"weights\":\"" << precision_name(weights) << "\",\"activations\":\""
+        << activation_precision_name(activations) << "\",\"baseline\":\"" << baseline
+        << "\",\"tolerance\":" << logit_tolerance(activations) << ",\"rows\":" << c.rows
         << ",\"kl_mean\":" << std::accumulate(c.kl.begin(), c.kl.end(), 0.0) / static_cast<double>(c.kl.size())
         << ",\"kl_p99\":" << quantile(c.kl, 0.99) << ",\"kl_max\":" << quantile(c.kl, 1.0)
         << ",\"max_rel_logit_error\":" << c.max_rel_error
         << ",\"greedy_same\":" << static_cast<double>(c.same_greedy) / static_cast<double>(c.rows) << "}";
+    first = false;
   };
   // int8 and fp8 each from a copy, then bf16 in place: at most one copy of the weights beside the reference's (a 1B
   // model's double reference alone takes 10 GB).
@@ -147,14 +149,12 @@ int main(int argc, char** argv) try {
   Weights& bf16 = exact;
   round_weights(bf16, WeightPrecision::bf16);
   const Rows bf16_logits = logits_of(model, bf16, tokens);
-  write("bf16", "fp32", "unrounded weights", cost_of(exact_logits, bf16_logits, model.vocab));
-  out << ",";
-  write("int8", "fp32", "unrounded weights", int8);
-  out << ",";
-  write("fp8", "fp32", "unrounded weights", fp8);  // the cuda engine's
-  out << ",";
+  const char* unrounded = "unrounded weights";
+  write(WeightPrecision::bf16, ActivationPrecision::fp32, unrounded, cost_of(exact_logits, bf16_logits, model.vocab));
+  write(WeightPrecision::int8, ActivationPrecision::fp32, unrounded, int8);
+  write(WeightPrecision::fp8, ActivationPrecision::fp32, unrounded, fp8);  // the cuda engine's
   // The activation contract's measure: bf16 operands against exact arithmetic, both on the bf16 weights.
-  write("bf16", "bf16", "exact arithmetic on the bf16 weights",
+  write(WeightPrecision::bf16, ActivationPrecision::bf16, "exact arithmetic on the bf16 weights",
         cost_of(bf16_logits, logits_of(model, bf16, tokens, ReferenceArithmetic::bf16_operands), model.vocab));
   out << "],\"activation_tolerance\":" << kLogitRelToleranceBf16Activations << "}";
   std::cout << out.str() << "\n";

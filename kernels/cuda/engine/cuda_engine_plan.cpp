@@ -102,8 +102,8 @@ struct CudaEnginePlan::Impl {
     d.upload(rope_cos, cos_t.data(), floats(static_cast<std::int64_t>(cos_t.size())));
     d.upload(rope_sin, sin_t.data(), floats(static_cast<std::int64_t>(sin_t.size())));
     // The module's kv_t: bf16 with bf16 activations (docs/engines.md, "Activations"), else fp32.
-    const std::size_t cache_bytes = static_cast<std::size_t>(blocks.rows() * m.kv_heads * m.head_dim) *
-                                    (p.activations == abi::ActivationPrecision::bf16 ? 2 : sizeof(float));
+    const std::size_t cache_bytes =
+        static_cast<std::size_t>(blocks.rows() * m.kv_heads * m.head_dim) * abi::kv_value_bytes(p.activations);
     for (const DeviceLayer& l : w.layers) {
       k_cache.push_back(l.attention ? d.allocate(cache_bytes) : 0);
       v_cache.push_back(l.attention ? d.allocate(cache_bytes) : 0);

@@ -67,9 +67,8 @@ double least_bytes_read(const jobs::ModelSpec& model, const ServingResult& run, 
   std::int64_t attention = 0;
   for (std::int64_t l = 0; l < model.layers; ++l) attention += is_attention_layer(model, l) ? 1 : 0;
   const std::int64_t kda = model.layers - attention;
-  const double kv_value_bytes = activations == ActivationPrecision::bf16 ? 2.0 : 4.0;
-  const double kv_bytes_per_position =
-      2.0 * kv_value_bytes * static_cast<double>(model.kv_heads * model.head_dim * attention);
+  const double kv_bytes_per_position = 2.0 * static_cast<double>(kv_value_bytes(activations)) *
+                                       static_cast<double>(model.kv_heads * model.head_dim * attention);
   const double state_bytes = 4.0 * static_cast<double>(model.heads * model.head_dim * model.head_dim * kda);
   return weight_bytes_per_step(model, precision) * static_cast<double>(run.steps) +
          kv_bytes_per_position * static_cast<double>(run.positions_read) +

@@ -25,15 +25,6 @@ jobs::Genome with_activations(std::initializer_list<std::pair<const char*, std::
   return g;
 }
 
-jobs::EvalSettings edges() {  // head_dim 18: a partial 16-deep step of q k and a partial 8-column tile of O
-  jobs::EvalSettings s = testing::settings("llama");
-  s.engine.model.hidden = 72;
-  s.engine.model.head_dim = 18;
-  s.engine.model.mlp_hidden = 100;
-  s.engine.model.vocab = 250;
-  return s;
-}
-
 // Every projection on tensor cores (GEMV_ROWS 0) or decode steps through kf_gemv; the per-head, grouped and tiled
 // attention (on tensor cores) over contiguous and paged caches, decode steps as graphs; fp32 weights (the bf16 cache
 // alone); the tiled attention of one warp over a head_dim that is no multiple of 16.
@@ -46,7 +37,7 @@ TEST(CudaEngineActivations, Bf16ActivationsAreMaterialAndInsideTheirContract) {
       {"edges", with_activations({{"ATTN_QTILE", 1}, {"ATTN_THREADS", 32}, {"prefill_chunk", 64}}, "fp32")}};
   for (const auto& [arch, g] : runs) {
     const testing::Served r =
-        testing::verify_and_time(std::string(arch) == "edges" ? edges() : testing::settings(arch), g);
+        testing::verify_and_time(std::string(arch) == "edges" ? testing::edge_settings() : testing::settings(arch), g);
     ASSERT_EQ(r.verified.status, jobs::Status::ok) << g.to_text() << "\n" << r.verified.evidence;
     EXPECT_GT(r.verified.max_rel_error, kLogitRelTolerance) << g.to_text();
     EXPECT_LT(r.verified.max_rel_error, kLogitRelToleranceBf16Activations / 3) << g.to_text();

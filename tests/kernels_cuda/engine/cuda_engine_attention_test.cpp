@@ -10,15 +10,19 @@ namespace {
 using testing::expect_correct;
 using testing::verified_with_edit;
 
+// `gene` 1 on both architectures, over the contiguous cache and over the paged one with a single warp.
+void expect_correct_on_both_caches(const char* gene) {
+  for (const char* arch : {"llama", "kimi-linear"}) {
+    expect_correct(testing::settings(arch), testing::genome_with({{gene, 1}}));
+    expect_correct(testing::settings(arch), testing::genome_with({{gene, 1}, {"kv_block", 16}, {"ATTN_THREADS", 32}}));
+  }
+}
+
 // kf_attention_group (ATTN_GROUP): K and V read once per grouped-query group give kf_attention's results, over the
 // contiguous and the paged cache, with tiles shorter than the trace's 73 positions (head_dim 32: 128 positions
 // per tile; head_dim 16: 256), and in kimi-linear's attention layers.
 TEST(CudaEngineEmulated, GroupedAttentionComputesTheSameModel) {
-  for (const char* arch : {"llama", "kimi-linear"}) {
-    expect_correct(testing::settings(arch), testing::genome_with({{"ATTN_GROUP", 1}}));
-    expect_correct(testing::settings(arch),
-                   testing::genome_with({{"ATTN_GROUP", 1}, {"kv_block", 16}, {"ATTN_THREADS", 32}}));
-  }
+  expect_correct_on_both_caches("ATTN_GROUP");
   jobs::EvalSettings wide = testing::settings("llama");
   wide.engine.model.head_dim = 32;
   expect_correct(wide, testing::genome_with({{"ATTN_GROUP", 1}, {"ATTN_THREADS", 256}, {"GEMV_ROWS", 4}}));
@@ -40,11 +44,7 @@ TEST(CudaEngineEmulated, AWrongGroupedAttentionIsCaughtWhereTheGenomeUsesIt) {
 // once, over the contiguous and the paged cache, in kimi-linear's attention layers, at head_dim 64 (48 positions per
 // key tile, fewer than the trace's 73; 192 at head_dim 16), a group of 4 (4 tokens per tile) and none (16).
 TEST(CudaEngineEmulated, QueryTiledAttentionComputesTheSameModel) {
-  for (const char* arch : {"llama", "kimi-linear"}) {
-    expect_correct(testing::settings(arch), testing::genome_with({{"ATTN_QTILE", 1}}));
-    expect_correct(testing::settings(arch),
-                   testing::genome_with({{"ATTN_QTILE", 1}, {"kv_block", 16}, {"ATTN_THREADS", 32}}));
-  }
+  expect_correct_on_both_caches("ATTN_QTILE");
   jobs::EvalSettings wide = testing::settings("llama");
   wide.engine.model.head_dim = 64;
   expect_correct(wide, testing::genome_with({{"ATTN_QTILE", 1}, {"ATTN_GROUP", 1}, {"ATTN_THREADS", 256}}));

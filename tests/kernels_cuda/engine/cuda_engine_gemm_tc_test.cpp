@@ -29,12 +29,7 @@ jobs::Genome tensor_cores(std::initializer_list<std::pair<const char*, std::int6
 // where the gene changes nothing (kf_gemm).
 TEST(CudaEngineTensorCores, ProjectionsOnTensorCoresComputeTheSameModel) {
   for (const char* arch : {"llama", "kimi-linear"}) expect_correct(testing::settings(arch), tensor_cores({}, "bf16"));
-  jobs::EvalSettings edges = testing::settings("llama");
-  edges.engine.model.hidden = 72;
-  edges.engine.model.head_dim = 18;
-  edges.engine.model.mlp_hidden = 100;
-  edges.engine.model.vocab = 250;
-  expect_correct(edges, tensor_cores({{"prefill_chunk", 64}, {"GEMV_ROWS", 8}}, "bf16"));
+  expect_correct(testing::edge_settings(), tensor_cores({{"prefill_chunk", 64}, {"GEMV_ROWS", 8}}, "bf16"));
   expect_correct(testing::settings("llama"), tensor_cores({}, "fp32"));
 }
 

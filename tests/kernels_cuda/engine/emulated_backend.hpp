@@ -15,6 +15,17 @@ inline CudaEngineBackend emulated_backend(const ScratchDir& scratch) {
   return CudaEngineBackend(CudaBackendOptions{scratch.sub("cache"), 0}, emulated_devices(scratch.sub("emulated")));
 }
 
+// llama at sizes that are no multiple of any tile: hidden 72 (a slice of 8 of a 16- or 32-deep K), head_dim 18 (a
+// partial 16-deep step of q k, a partial 8-column tile of O), mlp 100 and vocab 250 (partial tiles of N).
+inline jobs::EvalSettings edge_settings() {
+  jobs::EvalSettings s = settings("llama");
+  s.engine.model.hidden = 72;
+  s.engine.model.head_dim = 18;
+  s.engine.model.mlp_hidden = 100;
+  s.engine.model.vocab = 250;
+  return s;
+}
+
 // What verify() and then time() (when verified) of genome g's template module say on the emulation.
 struct Served {
   VerifyResult verified;

@@ -1,5 +1,6 @@
 #pragma once
 // Correctness of an fp32 engine against the double-precision reference (docs/engines.md, "Correctness").
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -27,6 +28,9 @@ ActivationPrecision parse_activation_precision(const std::string& name);
 const char* activation_precision_name(ActivationPrecision a);
 // The tolerance of "Correctness" an engine with these activations is held to.
 double logit_tolerance(ActivationPrecision a);
+// Bytes of one value of the KV cache of an engine with these activations: 4, or 2 (bf16; the cuda engine's cache
+// then holds bf16, and the physical floor counts it so).
+inline constexpr std::size_t kv_value_bytes(ActivationPrecision a) { return a == ActivationPrecision::bf16 ? 2 : 4; }
 
 struct LogitCheck {
   double max_abs = 0.0;  // max |got - ref|
