@@ -169,6 +169,13 @@ engine_decode_1b() {
   echo "]" >> "$FIGURES"
 }
 
+# The bf16 engine under the activation contract (engine-cuda-1b-bf16.yaml: the same model and trace, every engine
+# held to 1e-2 with bf16 activations: the prompts' projections and attention on tensor cores, a bf16 KV cache) at
+# concurrency 8, one generation of two engines: the best one's figures beside the same cuBLAS engines.
+engine_decode_1b_bf16() {
+  campaign_figures engine-cuda-1b-bf16 1 2 "" "" "s/^(  concurrency:) [0-9]+/\1 8/" > "$FIGURES"
+}
+
 gemm_vs_cublas() {
   local shape report sep=""
   echo "[" > "$FIGURES"
@@ -242,6 +249,7 @@ step kda_vs_fla 90 kda_vs_fla
 step kda_fla_output_verified_by_kforge 100 kda_fla_output_verified_by_kforge
 step engine_decode_1b 300 engine_decode_1b
 step rmsnorm_vs_peak_and_torch 45 rmsnorm_vs_peak_and_torch
+step engine_decode_1b_bf16 150 engine_decode_1b_bf16
 
 python3 "$SRC/bench/gpu_acceptance_step.py" --summary "$STEPS" "$((SECONDS - START))" "$BUDGET_S" "$GPU_INFO" \
   "$TARGET" "$BUNDLE" > "$OUT/summary.json"

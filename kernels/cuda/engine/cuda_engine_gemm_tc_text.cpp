@@ -14,8 +14,13 @@ const char* engine_gemm_tc() {
 // projection is the fp32 engine's to its rounding, and "Correctness" (1e-4 of the row's largest logit) holds
 // unchanged, at three tensor-core products per weight. With bf16 activations (KF_ACT_BF16, the activation contract
 // of docs/engines.md), a is hi alone: one product per weight. A block computes a TC_BM x TC_BN tile of C from
-// TC_BK-deep slices of A (split into shared memory as its TC_PARTS parts) and W; each of its four warps a 32 x 32
-// quarter, as 2 x 4 tiles of m16n8. Row scale, accumulate: as kf_gemm.
+// TC_BK-deep slices of A and W; each of its four warps a 32 x 32 quarter, as 2 x 4 tiles of m16n8. Row scale,
+// accumulate: as kf_gemm.
+// The pipeline: cp.async brings slice s + 1 of A (fp32) and W (bf16) into the other of two stages while the warps
+// multiply slice s, so the loads' latency hides behind the tensor cores without a register per element in flight;
+// each slice's activations are split once per block (into `ap`, not once per warp that reads them), and every
+// fragment is one ldmatrix.x4. Where rows are not 16-byte vectors (K not a multiple of 8, lda of 4, or an unaligned
+// matrix) the copies are 4 bytes each (A) or plain loads (W): the same result, slower.
 #if KF_ACT_BF16
 #define TC_PARTS 1
 #else
@@ -24,20 +29,57 @@ const char* engine_gemm_tc() {
 #define TC_BM 64
 #define TC_BN 64
 #define TC_BK 32
-#define TC_LDW (TC_BK / 2 + 4) /* 32-bit words (bf16 pairs) per shared row: rows fall on different banks */
-// mma_bf16: the cuda families' PTX helper (kernels/cuda/families/ptx_helpers.cpp), in the module with GEMM_TC;
-// kf_bf16_bits / kf_bf16_value: the module's bf16 rounding and widening (cuda_engine_dense_text.cpp).
-// One stage of shared memory and occupancy for latency: a two-stage register-prefetch form took 136-168 registers
-// (ptxas 13.0) where this one takes 54-72, and no GPU has told which pays.
+#define TC_LDF (TC_BK + 4) /* floats per staged row of A: 16-byte rows for cp.async */
+#define TC_LDH (TC_BK + 8) /* bf16 per row of ap and ws: 16-byte rows whose 8 ldmatrix addresses hit 8 bank groups */
+// mma_bf16, ldmatrix_x4, cp_async*: the cuda families' PTX helpers (kernels/cuda/families/ptx_helpers.cpp), in the
+// module with GEMM_TC; kf_bf16_bits / kf_bf16_value: the module's bf16 rounding and widening
+// (cuda_engine_dense_text.cpp). A two-stage register-prefetch form took 136-168 registers (ptxas 13.0); this one keeps
+// nothing in flight in registers. Five blocks a multiprocessor (at most 102 registers; 5 x 43 KiB of shared memory
+// fit in 228): ptxas, left alone, took up to 123.
 
-extern "C" __global__ void __launch_bounds__(128)
+#if GEMM_TC && KF_WEIGHTS_BF16
+// Issues the copies of slice k0 of A (rows m0.., into af) and W (rows n0.., into wh); what lies past M, N or K
+// lands as zeros.
+__device__ __forceinline__ void kf_gemm_tc_stage(float (*af)[TC_LDF], unsigned short (*wh)[TC_LDH],
+                                                 const float* __restrict__ A, int lda, const w_t* __restrict__ W,
+                                                 int M, int N, int K, int m0, int n0, int k0, bool vectors) {
+  const int tid = threadIdx.x;
+  if (vectors) {
+    for (int e = tid; e < TC_BM * (TC_BK / 4); e += 128) {  // 4 floats a copy
+      const int r = e / (TC_BK / 4), c = 4 * (e % (TC_BK / 4)), m = m0 + r, k = k0 + c;
+      const bool in = m < M && k < K;
+      cp_async16(&af[r][c], in ? A + (long long)m * lda + k : A, in);
+    }
+    for (int e = tid; e < TC_BN * (TC_BK / 8); e += 128) {  // 8 weights a copy
+      const int r = e / (TC_BK / 8), c = 8 * (e % (TC_BK / 8)), n = n0 + r, k = k0 + c;
+      const bool in = n < N && k < K;
+      cp_async16(&wh[r][c], in ? W + (long long)n * K + k : W, in);
+    }
+    return;
+  }
+  for (int e = tid; e < TC_BM * TC_BK; e += 128) {
+    const int r = e / TC_BK, c = e % TC_BK, m = m0 + r, k = k0 + c;
+    const bool in = m < M && k < K;
+    cp_async4(&af[r][c], in ? A + (long long)m * lda + k : A, in);
+  }
+  for (int e = tid; e < TC_BN * TC_BK; e += 128) {
+    const int r = e / TC_BK, c = e % TC_BK, n = n0 + r, k = k0 + c;
+    wh[r][c] = (n < N && k < K) ? (unsigned short)W[(long long)n * K + k] : (unsigned short)0;
+  }
+}
+#endif
+
+extern "C" __global__ void __launch_bounds__(128, 5)
 kf_gemm_tc(const float* __restrict__ A, int lda, const w_t* __restrict__ W, float* C, int ldc, int M, int N, int K,
            const float* __restrict__ row_scale, int accumulate) {
 #if GEMM_TC && KF_WEIGHTS_BF16  // the body only where the genome launches it (the kernel stays, as every module's)
-  __shared__ unsigned as[TC_PARTS][TC_BM][TC_LDW];  // A's parts hi (, mid, lo): bf16 pairs (k, k + 1), k even
-  __shared__ unsigned ws[TC_BN][TC_LDW];            // W's rows n: bf16 pairs (k, k + 1)
+  __shared__ __align__(16) float af[2][TC_BM][TC_LDF];                 // A's slices as loaded, two stages
+  __shared__ __align__(16) unsigned short ws[2][TC_BN][TC_LDH];        // W's rows n: bf16 at k, two stages
+  __shared__ __align__(16) unsigned short ap[TC_PARTS][TC_BM][TC_LDH];  // the slice's parts hi (, mid, lo)
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
+  const int q = lane >> 3, qr = lane & 7;  // the ldmatrix matrix whose row address this lane gives, and the row
   const int m0 = blockIdx.y * TC_BM, n0 = blockIdx.x * TC_BN, wm = (warp >> 1) * 32, wn = (warp & 1) * 32;
+  const bool vectors = ((lda & 3) | (K & 7)) == 0 && (((unsigned long long)A | (unsigned long long)W) & 15) == 0;
   float acc[2][4][4];
 #pragma unroll
   for (int i = 0; i < 2; ++i)
@@ -45,16 +87,21 @@ kf_gemm_tc(const float* __restrict__ A, int lda, const w_t* __restrict__ W, floa
     for (int j = 0; j < 4; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
-  for (int k0 = 0; k0 < K; k0 += TC_BK) {
-    for (int e = tid; e < TC_BM * TC_BK / 2; e += 128) {  // a pair of columns per element: rows of A and of W
-      const int r = e / (TC_BK / 2), c = e % (TC_BK / 2), k = k0 + 2 * c;
+  const int slices = (K + TC_BK - 1) / TC_BK;
+  kf_gemm_tc_stage(af[0], ws[0], A, lda, W, M, N, K, m0, n0, 0, vectors);
+  cp_async_commit();
+  for (int s = 0; s < slices; ++s) {
+    const int stage = s & 1;
+    cp_async_wait<0>();  // slice s's copies (this thread's) landed
+    __syncthreads();     // everyone's; and no warp still reads ap or the other stage
+    for (int e = tid; e < TC_BM * TC_BK / 2; e += 128) {  // split a pair of columns (k, k + 1) per element
+      const int r = e / (TC_BK / 2), c = 2 * (e % (TC_BK / 2));
       unsigned part[TC_PARTS];
 #pragma unroll
       for (int p = 0; p < TC_PARTS; ++p) part[p] = 0u;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int m = m0 + r;
-        float rest = (m < M && k + h < K) ? A[(long long)m * lda + k + h] : 0.f;
+        float rest = af[stage][r][c + h];
 #pragma unroll
         for (int p = 0; p < TC_PARTS; ++p) {  // each subtraction exact
           const unsigned bits = kf_bf16_bits(rest);
@@ -63,33 +110,34 @@ kf_gemm_tc(const float* __restrict__ A, int lda, const w_t* __restrict__ W, floa
         }
       }
 #pragma unroll
-      for (int p = 0; p < TC_PARTS; ++p) as[p][r][c] = part[p];
-      const int n = n0 + r;
-      const unsigned w0 = (n < N && k < K) ? (unsigned)W[(long long)n * K + k] : 0u;
-      const unsigned w1 = (n < N && k + 1 < K) ? (unsigned)W[(long long)n * K + k + 1] : 0u;
-      ws[r][c] = w0 | (w1 << 16);
+      for (int p = 0; p < TC_PARTS; ++p) *(unsigned*)&ap[p][r][c] = part[p];
     }
-    __syncthreads();
+    if (s + 1 < slices)
+      kf_gemm_tc_stage(af[stage ^ 1], ws[stage ^ 1], A, lda, W, M, N, K, m0, n0, (s + 1) * TC_BK, vectors);
+    cp_async_commit();  // (an empty group after the last slice)
+    __syncthreads();    // ap complete
 #pragma unroll
-    for (int kk = 0; kk < TC_BK / 2; kk += 8) {  // words: 16 columns per mma
+    for (int kk = 0; kk < TC_BK; kk += 16) {
       unsigned b[4][2];
 #pragma unroll
-      for (int j = 0; j < 4; ++j) {  // B's column n = g: rows 2t, 2t + 1 and 2t + 8, 2t + 9
-        b[j][0] = ws[wn + j * 8 + g][kk + t];
-        b[j][1] = ws[wn + j * 8 + g][kk + t + 4];
+      for (int jp = 0; jp < 2; ++jp) {  // matrices (j, k lo), (j, k hi), (j + 1, k lo), (j + 1, k hi) of B's columns
+        unsigned r[4];
+        ldmatrix_x4(r, &ws[stage][wn + (2 * jp + (q >> 1)) * 8 + qr][kk + (q & 1) * 8]);
+        b[2 * jp][0] = r[0];
+        b[2 * jp][1] = r[1];
+        b[2 * jp + 1][0] = r[2];
+        b[2 * jp + 1][1] = r[3];
       }
 #pragma unroll
       for (int p = TC_PARTS - 1; p >= 0; --p)  // the small parts first
 #pragma unroll
-        for (int i = 0; i < 2; ++i) {  // A's rows g, g + 8 at columns 2t and 2t + 8
-          const int row = wm + i * 16 + g;
-          const unsigned a[4] = {as[p][row][kk + t], as[p][row + 8][kk + t], as[p][row][kk + t + 4],
-                                 as[p][row + 8][kk + t + 4]};
+        for (int i = 0; i < 2; ++i) {  // matrices (rows lo, k lo), (rows hi, k lo), (rows lo, k hi), (rows hi, k hi)
+          unsigned a[4];
+          ldmatrix_x4(a, &ap[p][wm + i * 16 + (q & 1) * 8 + qr][kk + (q >> 1) * 8]);
 #pragma unroll
           for (int j = 0; j < 4; ++j) mma_bf16(acc[i][j], a, b[j]);
         }
     }
-    __syncthreads();
   }
 #pragma unroll
   for (int i = 0; i < 2; ++i)

@@ -118,12 +118,21 @@ struct BlockRun {
   Context scheduler{};
   int current = -1;
   const std::function<void()>* body = nullptr;
-  std::string error;
+  std::string error;  // the block's first fault (fault()): the launch fails with it, as a GPU's would
 };
 
 inline BlockRun& run() {
   static BlockRun r;
   return r;
+}
+
+// What a GPU reports as a launch failure (a misaligned address, say): the block runs on, the launch fails naming the
+// first.
+inline void fault(const std::string& what) {
+  BlockRun& r = run();
+  if (r.error.empty())
+    r.error = what + " (block " + std::to_string(block_idx.x) + "," + std::to_string(block_idx.y) + "," +
+              std::to_string(block_idx.z) + ", thread " + std::to_string(r.current) + ")";
 }
 
 inline void set_thread(int i) {
@@ -181,6 +190,7 @@ inline std::string run_block(int threads) {
   r.fibers.assign(static_cast<std::size_t>(threads), Fiber{});
   r.exchange.assign(static_cast<std::size_t>(threads), {});
   r.copies.assign(static_cast<std::size_t>(threads), {});  // copies never waited for never land
+  r.error.clear();
   for (int i = 0; i < threads; ++i) {
     auto& stack = r.stacks[static_cast<std::size_t>(i)];
     if (!stack) stack.reset(new char[kStack]);
@@ -193,7 +203,8 @@ inline std::string run_block(int threads) {
       set_thread(i);
       switch_to(r.scheduler, r.fibers[static_cast<std::size_t>(i)].context);
     }
-    if (std::all_of(r.fibers.begin(), r.fibers.end(), [](const Fiber& f) { return f.wait == Wait::done; })) return "";
+    if (std::all_of(r.fibers.begin(), r.fibers.end(), [](const Fiber& f) { return f.wait == Wait::done; }))
+      return r.error;
     if (!release(r, threads))
       return "threads of a block wait at different barriers (a divergent __syncthreads or shuffle)";
   }
@@ -274,6 +285,7 @@ inline float shuffle_xor(float v, int lane_mask) {
 #define __forceinline__ inline
 #define __shared__ static
 #define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
 
 inline void __syncthreads() { kf_emu::yield(kf_emu::Wait::block); }
 inline float __shfl_xor_sync(unsigned, float v, int lane_mask) { return kf_emu::shuffle_xor(v, lane_mask); }

@@ -2,13 +2,14 @@
 // GPU, README.md), with the semantics the PTX ISA gives them, so that a template whose fragments, groups or
 // layouts are wrong computes a wrong result here as it would on a GPU. Included by cuda_emulation_runtime.hpp.
 //
-// - cp.async (cp_async16, cp_async4): the source is read when issued, and the bytes land only when the issuing
+// - cp.async (cp_async16, cp_async4): both addresses aligned to the copy's size (else the launch fails, as a GPU's
+//   does with a misaligned address); the source is read when issued, and the bytes land only when the issuing
 //   thread's cp.async.wait_group<N> leaves at most N of its committed groups in flight (cp.async.commit_group
 //   closes a group). A copy never waited for never lands: reading a stage before waiting for it reads what was
 //   there (0xFF poison in a fresh block's dynamic shared memory, or an older chunk).
-// - ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16: lanes 8i..8i+7 give the row addresses of matrix i; lane
-//   l receives, in register i, row l/4's elements 2(l%4) and 2(l%4)+1 of matrix i (with .trans, column l/4's), the
-//   lower-indexed element in the low half.
+// - ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16: lanes 8i..8i+7 give the row addresses of matrix i, each
+//   on 16 bytes (else the launch fails); lane l receives, in register i, row l/4's elements 2(l%4) and 2(l%4)+1 of
+//   matrix i (with .trans, column l/4's), the lower-indexed element in the low half.
 // - mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32: with g = lane/4 and t = lane%4, A's a0..a3 hold (g, 2t),
 //   (g+8, 2t), (g, 2t+8), (g+8, 2t+8) and the next column; B's b0, b1 hold rows 2t, 2t+1 and 2t+8, 2t+9 of column
 //   g; C's c0..c3 are (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1). Products of bf16 are exact in fp32; the sum runs in
@@ -18,7 +19,11 @@
 
 namespace kf_emu {
 
+inline bool aligned(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
+
 inline void cp_async_issue(void* dst, const void* src, bool in_bounds, std::size_t bytes) {
+  if (!aligned(dst, bytes) || !aligned(src, bytes))
+    fault("misaligned address: cp.async of " + std::to_string(bytes) + " bytes needs both addresses aligned to them");
   PendingCopy copy;
   copy.dst = dst;
   copy.size = bytes;
@@ -45,6 +50,7 @@ inline unsigned pack_halves(std::uint16_t low, std::uint16_t high) { return low 
 // ldmatrix: `matrices` 8x8 b16 matrices from the row addresses the lanes give.
 inline void ldmatrix(unsigned* r, const std::uint16_t* row_address, int matrices, bool transpose) {
   const int me = run().current & 31, g = me / 4, t = me % 4;
+  if (me < 8 * matrices && !aligned(row_address, 16)) fault("misaligned address: an ldmatrix row not on 16 bytes");
   warp_exchange(row_address, [&](auto lane) {
     for (int i = 0; i < matrices; ++i) {
       if (transpose)

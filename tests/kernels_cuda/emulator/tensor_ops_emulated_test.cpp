@@ -15,7 +15,8 @@ namespace {
 
 // mma_probe: A 16x16 and B 16x8 (row-major bf16) into fragments by the ISA's tables, C = A B + 1 out row-major.
 // ldmatrix_probe: 32 rows of 8 bf16, lane l giving row l's address; every register of every lane written out, x4 and
-// x4.trans. async_probe: the value a thread sees before and after waiting for its copies.
+// x4.trans. async_probe: the value a thread sees before and after waiting for its copies. aligned_probe: a 16-byte
+// cp.async and an ldmatrix row `skew` bytes off their alignment.
 const char* kProbes = R"(
 extern "C" __global__ void mma_probe(const unsigned short* A, const unsigned short* B, float* C) {
   const int lane = threadIdx.x, g = lane / 4, t = lane % 4;
@@ -48,6 +49,15 @@ extern "C" __global__ void async_probe(const float* in, float* out) {
   cp_async_wait<0>();
   out[8 + threadIdx.x] = stage[4 + threadIdx.x];
 }
+extern "C" __global__ void aligned_probe(const float* in, int copy_skew, int row_skew) {
+  __shared__ __align__(16) float stage[8];
+  __shared__ __align__(16) unsigned short rows[32 * 8 + 8];
+  cp_async16((char*)stage + copy_skew, (const char*)in + copy_skew, true);
+  cp_async_commit();
+  cp_async_wait<0>();
+  unsigned r[4];
+  ldmatrix_x4(r, (const unsigned short*)((const char*)(rows + threadIdx.x * 8) + row_skew));
+}
 )";
 
 LaunchConfig threads(unsigned n) {
@@ -64,7 +74,7 @@ std::uint64_t address(std::vector<T>& v) {
 class TensorOpsOnTheEmulator : public ::testing::Test {
  protected:
   testing::ScratchDir scratch;
-  EmulatedModule module{kProbes, {}, {"mma_probe", "ldmatrix_probe", "async_probe"}, scratch.path()};
+  EmulatedModule module{kProbes, {}, {"mma_probe", "ldmatrix_probe", "async_probe", "aligned_probe"}, scratch.path()};
 };
 
 TEST_F(TensorOpsOnTheEmulator, MmaFragmentsComputeTheProductOfTheIsaLayouts) {
@@ -110,6 +120,26 @@ TEST_F(TensorOpsOnTheEmulator, CopiesLandOnlyWhenTheirGroupIsWaitedFor) {
     EXPECT_EQ(out[4 + t], in[t]) << "thread " << t;
     EXPECT_EQ(out[8 + t], in[4 + t]) << "thread " << t;
   }
+}
+
+// A GPU fails the launch of a kernel whose cp.async or ldmatrix address is off its alignment; so does the emulation,
+// so that a template that would fault on a GPU is not a verified one here.
+TEST_F(TensorOpsOnTheEmulator, AMisalignedCopyOrMatrixRowFailsTheLaunch) {
+  std::vector<float> in(16, 1.f);
+  const auto launch = [&](int copy_skew, int row_skew) {
+    KernelArgs args;
+    args.pointer(address(in)).i32(copy_skew).i32(row_skew);
+    try {
+      module.launch("aligned_probe", threads(32), args);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(launch(0, 0), "");
+  for (const int skew : {4, 8})
+    EXPECT_NE(launch(skew, 0).find("misaligned address: cp.async of 16 bytes"), std::string::npos) << skew;
+  EXPECT_NE(launch(0, 8).find("misaligned address: an ldmatrix row"), std::string::npos);
 }
 
 }  // namespace

@@ -54,10 +54,10 @@ TEST(CudaEngineActivations, TheContractIsTheGenomesAndStillCatchesWrongArithmeti
               jobs::Status::wrong_result)
         << "GEMM_TC " << tc;
   const std::vector<std::pair<std::string, std::string>> mistakes = {
-      {"b[j][1] = ws[wn + j * 8 + g][kk + t + 4];", "b[j][1] = ws[wn + j * 8 + g][kk + t];"},
+      {"[wn + (2 * jp + (q >> 1)) * 8 + qr][kk + (q & 1) * 8]", "[wn + (2 * jp + (q >> 1)) * 8 + qr][kk]"},
       {"g + (e / 2) * 8, n = n0", "g + (e % 2) * 8, n = n0"},
-      {"A[(long long)m * lda + k + h]",
-       "A[(long long)m * lda + k + h + (k == 10)]"},                 // one pair of columns of A read one column late
+      {"float rest = af[stage][r][c + h];",
+       "float rest = af[stage][r][c + h + (c == 10)];"},             // one pair of columns of A read one column late
       {"to[i + half] = kv_put(y1);", "to[i + half] = kv_put(y0);"},  // a cached key's second half
       {"return __uint_as_float(bits << 16);", "return __uint_as_float(bits << 15);"}};
   for (const auto& [from, to] : mistakes)

@@ -36,14 +36,39 @@ TEST(CudaEngineTensorCores, ProjectionsOnTensorCoresComputeTheSameModel) {
 TEST(CudaEngineTensorCores, AWrongTensorCoreProjectionIsCaughtWhereTheGenomeUsesIt) {
   const std::vector<std::pair<std::string, std::string>> mistakes = {
       {"for (int p = TC_PARTS - 1; p >= 0; --p)", "for (int p = 0; p >= 0; --p)"},  // hi alone: bf16 activations
-      {"b[j][1] = ws[wn + j * 8 + g][kk + t + 4];", "b[j][1] = ws[wn + j * 8 + g][kk + t];"},
+      {"[wn + (2 * jp + (q >> 1)) * 8 + qr][kk + (q & 1) * 8]", "[wn + (2 * jp + (q >> 1)) * 8 + qr][kk]"},  // B's k
+      {"[wm + i * 16 + (q & 1) * 8 + qr][kk + (q >> 1) * 8]", "[wm + i * 16 + (q >> 1) * 8 + qr][kk + (q & 1) * 8]"},
       {"g + (e / 2) * 8, n = n0", "g + (e % 2) * 8, n = n0"},
-      {"for (int k0 = 0; k0 < K; k0 += TC_BK)", "for (int k0 = 0; k0 + TC_BK < K; k0 += TC_BK)"}};  // last slice
+      {"for (int s = 0; s < slices; ++s)", "for (int s = 0; s + 1 < slices; ++s)"},  // the last slice of K dropped
+      // The pipeline: a slice multiplied before its copies were waited for; the next slice copied into the stage
+      // being multiplied.
+      {"cp_async_wait<0>();  // slice s's", "cp_async_wait<1>();  // slice s's"},
+      {"kf_gemm_tc_stage(af[stage ^ 1], ws[stage ^ 1]", "kf_gemm_tc_stage(af[stage], ws[stage]"}};
   for (const auto& [from, to] : mistakes)
     for (const char* weights : {"bf16", "fp32"})
       EXPECT_EQ(verified_with_edit(tensor_cores({}, weights), from, to),
                 std::string(weights) == "bf16" ? jobs::Status::wrong_result : jobs::Status::ok)
           << weights << ": " << from;
+}
+
+// The copies at the matrices' edges (hidden 72: K = 72 in 16-byte vectors, its last slice half past K; mlp 100: K =
+// 100, rows that are not 16-byte vectors, so 4-byte copies of A and plain loads of W): a copy of the wrong columns in
+// the slice that hangs over K is caught on either path. (A bound of A or of W alone dropped changes nothing here: the
+// other side's zeros cancel it.)
+TEST(CudaEngineTensorCores, TheCopiesAtTheMatricesEdgesAreChecked) {
+  const jobs::EvalSettings edges = testing::edge_settings();
+  const jobs::Genome g = tensor_cores({{"prefill_chunk", 64}}, "bf16");
+  const std::vector<std::pair<std::string, std::string>> mistakes = {
+      {"cp_async16(&af[r][c], in ? A + (long long)m * lda + k : A, in);",
+       "cp_async16(&af[r][c], in ? A + (long long)m * lda + k + 4 * (k == 64) : A, in);"},
+      {"cp_async16(&wh[r][c], in ? W + (long long)n * K + k : W, in);",
+       "cp_async16(&wh[r][c], in ? W + (long long)n * K + k - 8 * (k == 64) : W, in);"},
+      {"cp_async4(&af[r][c], in ? A + (long long)m * lda + k : A, in);",
+       "cp_async4(&af[r][c], in ? A + (long long)m * lda + k + (k == 96) : A, in);"},
+      {"(n < N && k < K) ? (unsigned short)W[(long long)n * K + k]",
+       "(n < N && k < K) ? (unsigned short)W[(long long)n * K + k + (k == 97)]"}};
+  for (const auto& [from, to] : mistakes)
+    EXPECT_EQ(verified_with_edit(g, from, to, edges), jobs::Status::wrong_result) << from;
 }
 
 jobs::Genome bf16_activations(jobs::Genome g) {
