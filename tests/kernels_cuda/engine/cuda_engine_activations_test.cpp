@@ -63,16 +63,24 @@ TEST(CudaEngineActivations, TheContractIsTheGenomesAndStillCatchesWrongArithmeti
   for (const auto& [from, to] : mistakes)
     EXPECT_EQ(verified_with_edit(with_activations({{"GEMM_TC", 1}}, "bf16"), from, to), jobs::Status::wrong_result)
         << from;
-  // The tiled attention on tensor cores: a K fragment, a column of V, and a row of another sequence of the tile
-  // rescaled or given this sequence's probabilities.
+  // The tiled attention on tensor cores: a fragment of q, of K or of V (its second 8 keys read as the first) from
+  // the wrong place, the tile's copies never waited for, and a row of another sequence of the tile rescaled or given
+  // this sequence's probabilities.
   const std::vector<std::pair<std::string, std::string>> attention = {
-      {"qtc_pair(ks[key], d + 8)}", "qtc_pair(ks[key], d)}"},
-      {"const int col = (warp + j * warps) * 8 + qg;", "const int col = (warp + j * warps) * 8 + qt;"},
+      {"&qh[(lq & 1) * 8 + lr][d0 + (lq >> 1) * 8]", "&qh[(lq >> 1) * 8 + lr][d0 + (lq & 1) * 8]"},
+      {"&ks[j * 8 + lr][d0 + (lq & 1) * 8]", "&ks[j * 8 + lr][d0]"},
+      {"&vs[i0 + (lane & 15)][col]", "&vs[i0 + (lane & 7)][col]"},
+      {"      cp_async_wait<0>();\n#endif", "#endif"},
       {"const float keep0 = own0 ? correction[qg] : 1.f", "const float keep0 = correction[qg]"},
       {"qtc_weights(p[qg + 8], i, n, own8)", "qtc_weights(p[qg + 8], i, n, true)"}};
   for (const auto& [from, to] : attention)
     EXPECT_EQ(verified_with_edit(with_activations({{"ATTN_QTILE", 1}}, "fp32"), from, to), jobs::Status::wrong_result)
         << from;
+  // Where head_dim is no multiple of 8 (18: no 16-byte copies), a cached key's element read from the next position.
+  EXPECT_EQ(verified_with_edit(with_activations({{"ATTN_QTILE", 1}, {"ATTN_THREADS", 32}, {"prefill_chunk", 64}}, "fp32"),
+                               "ks[i][d] = k_cache[rows[i] + d];", "ks[i][d] = k_cache[rows[i] + d + (d == 3) * KF_D];",
+                               testing::edge_settings()),
+            jobs::Status::wrong_result);
 }
 
 // Every kernel that reads or writes the bf16 cache compiles for both targets without a spill (a spill would be a
