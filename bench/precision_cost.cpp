@@ -74,10 +74,9 @@ Cost cost_of(const Rows& exact, const Rows& rounded, std::int64_t vocab) {
     for (std::size_t at = 0; at + v <= exact[s].size(); at += v) {
       const std::span<const double> p(exact[s].data() + at, v), q(rounded[s].data() + at, v);
       c.kl.push_back(kl_divergence(p, q));
-      double scale = 1.0, err = 0.0;
-      for (std::size_t i = 0; i < v; ++i) scale = std::max(scale, std::abs(p[i]));
+      double err = 0.0;
       for (std::size_t i = 0; i < v; ++i) err = std::max(err, std::abs(p[i] - q[i]));
-      c.max_rel_error = std::max(c.max_rel_error, err / scale);
+      c.max_rel_error = std::max(c.max_rel_error, err / kernels::engine::logit_row_scale(p));
       ++c.rows;
       c.same_greedy += argmax(p) == argmax(q) ? 1 : 0;
     }

@@ -21,6 +21,19 @@ double logit_tolerance(ActivationPrecision a) {
   return a == ActivationPrecision::bf16 ? kLogitRelToleranceBf16Activations : kLogitRelTolerance;
 }
 
+double logit_row_scale(std::span<const double> reference_row) {
+  double scale = 1.0;
+  for (const double x : reference_row) scale = std::max(scale, std::abs(x));
+  return scale;
+}
+
+double logit_error(double reference, float got) { return std::isfinite(got) ? std::abs(got - reference) : INFINITY; }
+
+bool acceptable_choice(std::span<const double> reference_row, std::size_t token, double tolerance, double scale) {
+  const auto best = static_cast<std::size_t>(argmax(reference_row));
+  return best == token || reference_row[best] - reference_row[token] <= 2.0 * tolerance * scale;
+}
+
 LogitCheck compare_logits(std::span<const double> reference, std::span<const float> got, std::int64_t vocab,
                           double tolerance) {
   LogitCheck out;
@@ -32,11 +45,11 @@ LogitCheck compare_logits(std::span<const double> reference, std::span<const flo
   }
   const std::size_t v = static_cast<std::size_t>(vocab), rows = reference.size() / v;
   for (std::size_t r = 0; r < rows; ++r) {
-    double scale = 1.0;
-    for (std::size_t i = 0; i < v; ++i) scale = std::max(scale, std::abs(reference[r * v + i]));
+    const double scale = logit_row_scale(reference.subspan(r * v, v));
     for (std::size_t i = 0; i < v; ++i) {
-      const double ref = reference[r * v + i], val = got[r * v + i];
-      const double err = std::isfinite(val) ? std::abs(val - ref) : INFINITY;
+      const double ref = reference[r * v + i];
+      const float val = got[r * v + i];
+      const double err = logit_error(ref, val);
       out.max_abs = std::max(out.max_abs, err);
       out.max_rel = std::max(out.max_rel, err / scale);
       if (out.ok && !(err <= tolerance * scale)) {
@@ -58,12 +71,8 @@ std::int64_t argmax(std::span<const float> row) { return std::max_element(row.be
 
 bool greedy_agrees(std::span<const double> reference_row, std::span<const float> got_row, double tolerance) {
   if (reference_row.empty() || reference_row.size() != got_row.size()) return false;
-  const auto want = argmax(reference_row), have = argmax(got_row);
-  if (want == have) return true;
-  double scale = 1.0;
-  for (double x : reference_row) scale = std::max(scale, std::abs(x));
-  return reference_row[static_cast<std::size_t>(want)] - reference_row[static_cast<std::size_t>(have)] <=
-         2.0 * tolerance * scale;
+  return acceptable_choice(reference_row, static_cast<std::size_t>(argmax(got_row)), tolerance,
+                           logit_row_scale(reference_row));
 }
 
 }  // namespace kforge::kernels::engine

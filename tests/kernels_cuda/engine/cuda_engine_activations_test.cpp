@@ -76,11 +76,12 @@ TEST(CudaEngineActivations, TheContractIsTheGenomesAndStillCatchesWrongArithmeti
   for (const auto& [from, to] : attention)
     EXPECT_EQ(verified_with_edit(with_activations({{"ATTN_QTILE", 1}}, "fp32"), from, to), jobs::Status::wrong_result)
         << from;
-  // Where head_dim is no multiple of 8 (18: no 16-byte copies), a cached key's element read from the next position.
-  EXPECT_EQ(verified_with_edit(with_activations({{"ATTN_QTILE", 1}, {"ATTN_THREADS", 32}, {"prefill_chunk", 64}}, "fp32"),
-                               "ks[i][d] = k_cache[rows[i] + d];", "ks[i][d] = k_cache[rows[i] + d + (d == 3) * KF_D];",
-                               testing::edge_settings()),
-            jobs::Status::wrong_result);
+  // Where head_dim is no multiple of 8 (18: no 16-byte copies), a cached key's element read from the cache row after.
+  EXPECT_EQ(
+      verified_with_edit(with_activations({{"ATTN_QTILE", 1}, {"ATTN_THREADS", 32}, {"prefill_chunk", 64}}, "fp32"),
+                         "ks[i][d] = k_cache[rows[i] + d];", "ks[i][d] = k_cache[rows[i] + d + (d == 3) * KF_D];",
+                         testing::edge_settings()),
+      jobs::Status::wrong_result);
 }
 
 // Every kernel that reads or writes the bf16 cache compiles for both targets without a spill (a spill would be a

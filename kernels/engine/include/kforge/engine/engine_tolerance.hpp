@@ -39,6 +39,14 @@ struct LogitCheck {
   std::string evidence;  // empty when ok: the first offending row and element, its value and the reference's
 };
 
+// The rule's pieces, one definition for every check (compare_logits, greedy_agrees, the served checks of sampled
+// columns): a row's scale, max(max|ref| over the row, 1); one logit's error, |got - ref|, infinite where got is NaN
+// or Inf; and whether a token the engine chose is the reference's argmax or a near tie with it (the reference's
+// logit at the token within twice the tolerance x scale of its maximum: each of the two may be off by one).
+double logit_row_scale(std::span<const double> reference_row);
+double logit_error(double reference, float got);
+bool acceptable_choice(std::span<const double> reference_row, std::size_t token, double tolerance, double scale);
+
 // reference and got hold rows of `vocab` logits (same size, a multiple of vocab). A NaN or Inf fails.
 LogitCheck compare_logits(std::span<const double> reference, std::span<const float> got, std::int64_t vocab,
                           double tolerance = kLogitRelTolerance);
