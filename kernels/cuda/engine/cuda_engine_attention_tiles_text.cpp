@@ -17,8 +17,9 @@ const char* engine_attention_tiles() {
 // dimension) pairs. queries * (heads / kv_heads) <= QTILE_ROWS (the plan's choice, qtile_queries).
 // With bf16 activations (KF_ACT_BF16, the activation contract of docs/engines.md) both products run on tensor cores
 // (mma.sync m16n8k16, bf16 operands, fp32 sums): the tile's 16 rows are the m of S = Q K^T, each warp a share of its
-// 8-key columns, and of O = P V, each warp a share of its 8-dimension columns, held in registers; q and P round to
-// bf16 as they become operands (the cache holds bf16 already); the online softmax stays the fp32 one, row by row.
+// 8-key columns, and of O = P V, each warp a share of its 8-dimension columns, held in registers; q rounds to bf16
+// as the block stages it and P as it becomes an operand (the cache holds bf16 already); the online softmax stays the
+// fp32 one, row by row.
 // Rows of another sequence of the tile take P = 0 and a correction of 1, keys past the tile's end P = 0 and V = 0,
 // dimensions past KF_D zeros: every product of the 16 rows is made, and only a row's own keys reach it. There q, K
 // and V sit in shared memory as bf16, each fragment one ldmatrix (V's transposed), and a tile's cached keys and

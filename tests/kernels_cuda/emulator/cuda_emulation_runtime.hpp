@@ -4,12 +4,12 @@
 //
 // What it emulates: a launch runs its blocks one after another; a block's threads are fibers on one OS thread, switched
 // only at __syncthreads() and warp shuffles, so shared memory (__shared__ becomes a static local: one block at a time
-// uses it) and barriers behave as on a GPU for kernels whose barriers are block-uniform and whose shuffles are
-// warp-uniform; threads that have exited count as arrived at a barrier, as on the GPU. atomicAdd is a plain add (one OS
-// thread); cp.async, ldmatrix and mma.sync as the PTX ISA defines them (cuda_emulation_tensor_ops.hpp). What it does
-// not: timing, memory spaces, warp-synchronous code without shuffles or those operations, other PTX, and telling two
-// different __syncthreads apart. Threads stuck at a barrier and a shuffle that cannot both be passed are reported as an
-// error, never hung.
+// uses it, and each block finds it poisoned) and barriers behave as on a GPU for kernels whose barriers are
+// block-uniform and whose shuffles are warp-uniform; threads that have exited count as arrived at a barrier, as on the
+// GPU. atomicAdd is a plain add (one OS thread); cp.async, ldmatrix and mma.sync as the PTX ISA defines them
+// (cuda_emulation_tensor_ops.hpp). What it does not: timing, memory spaces, warp-synchronous code without shuffles or
+// those operations, other PTX, and telling two different __syncthreads apart. Threads stuck at a barrier and a shuffle
+// that cannot both be passed are reported as an error, never hung.
 #pragma once
 #include <ucontext.h>
 
@@ -216,9 +216,15 @@ inline std::vector<unsigned char>& dynamic_shared_buffer() {
   return buffer;
 }
 
+// Every __shared__ variable of the module sits in the section kf_shared (the __shared__ macro below), whose bounds
+// the linker gives as __start_ / __stop_ symbols (weak: a module may have none).
+extern "C" unsigned char __start_kf_shared[] __attribute__((weak, visibility("hidden")));
+extern "C" unsigned char __stop_kf_shared[] __attribute__((weak, visibility("hidden")));
+
 // Runs body() as the kernel of every thread of every block, blocks in order, each block with `dynamic_shared`
-// bytes of dynamic shared memory filled with 0xFF (a NaN in fp32 and bf16: nothing a block did not write is
-// readable as a number). Returns "" or the error.
+// bytes of dynamic shared memory, and the module's static shared memory, filled with 0xFF (a NaN in fp32 and bf16,
+// -1 as an integer: nothing a block did not write is readable as a number, as a GPU's shared memory holds whatever
+// the previous block left there). Returns "" or the error.
 inline std::string launch(const std::function<void()>& body, const unsigned* grid, const unsigned* block,
                           std::size_t dynamic_shared = 0) {
   BlockRun& r = run();
@@ -231,6 +237,8 @@ inline std::string launch(const std::function<void()>& body, const unsigned* gri
       for (unsigned x = 0; x < grid[0]; ++x) {
         block_idx = {x, y, z};
         dynamic_shared_buffer().assign(dynamic_shared + 16, 0xFF);
+        if (__start_kf_shared != nullptr && __stop_kf_shared != nullptr)
+          std::memset(__start_kf_shared, 0xFF, static_cast<std::size_t>(__stop_kf_shared - __start_kf_shared));
         if (std::string e = run_block(threads); !e.empty()) return e;
       }
   return "";
@@ -283,7 +291,7 @@ inline float shuffle_xor(float v, int lane_mask) {
 #define __global__
 #define __device__
 #define __forceinline__ inline
-#define __shared__ static
+#define __shared__ static __attribute__((section("kf_shared")))
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
 

@@ -16,7 +16,8 @@ namespace {
 // mma_probe: A 16x16 and B 16x8 (row-major bf16) into fragments by the ISA's tables, C = A B + 1 out row-major.
 // ldmatrix_probe: 32 rows of 8 bf16, lane l giving row l's address; every register of every lane written out, x4 and
 // x4.trans. async_probe: the value a thread sees before and after waiting for its copies. aligned_probe: a 16-byte
-// cp.async and an ldmatrix row `skew` bytes off their alignment.
+// cp.async and an ldmatrix row `skew` bytes off their alignment. poison_probe: block 0 writes a static __shared__
+// array, every block reads it.
 const char* kProbes = R"(
 extern "C" __global__ void mma_probe(const unsigned short* A, const unsigned short* B, float* C) {
   const int lane = threadIdx.x, g = lane / 4, t = lane % 4;
@@ -58,6 +59,12 @@ extern "C" __global__ void aligned_probe(const float* in, int copy_skew, int row
   unsigned r[4];
   ldmatrix_x4(r, (const unsigned short*)((const char*)(rows + threadIdx.x * 8) + row_skew));
 }
+extern "C" __global__ void poison_probe(float* out) {
+  __shared__ float written_by_block_0[2];
+  if (blockIdx.x == 0) written_by_block_0[threadIdx.x] = 1.f;
+  __syncthreads();
+  out[blockIdx.x * 2 + threadIdx.x] = written_by_block_0[threadIdx.x];
+}
 )";
 
 LaunchConfig threads(unsigned n) {
@@ -74,7 +81,7 @@ std::uint64_t address(std::vector<T>& v) {
 class TensorOpsOnTheEmulator : public ::testing::Test {
  protected:
   testing::ScratchDir scratch;
-  EmulatedModule module{kProbes, {}, {"mma_probe", "ldmatrix_probe", "async_probe", "aligned_probe"}, scratch.path()};
+  EmulatedModule module{kProbes, {}, {"mma_probe", "ldmatrix_probe", "async_probe", "aligned_probe", "poison_probe"}, scratch.path()};
 };
 
 TEST_F(TensorOpsOnTheEmulator, MmaFragmentsComputeTheProductOfTheIsaLayouts) {
@@ -140,6 +147,20 @@ TEST_F(TensorOpsOnTheEmulator, AMisalignedCopyOrMatrixRowFailsTheLaunch) {
   for (const int skew : {4, 8})
     EXPECT_NE(launch(skew, 0).find("misaligned address: cp.async of 16 bytes"), std::string::npos) << skew;
   EXPECT_NE(launch(0, 8).find("misaligned address: an ldmatrix row"), std::string::npos);
+}
+
+// A block finds static shared memory as a GPU leaves it, holding nothing it wrote: here NaN, never an earlier block's
+// values or zeros, so that a kernel reading what it never wrote is a wrong result.
+TEST_F(TensorOpsOnTheEmulator, StaticSharedMemoryHoldsNothingABlockDidNotWrite) {
+  std::vector<float> out(4, 0.f);
+  LaunchConfig l = threads(2);
+  l.grid[0] = 2;
+  KernelArgs args;
+  args.pointer(address(out));
+  module.launch("poison_probe", l, args);
+  EXPECT_EQ(out[0], 1.f);
+  EXPECT_EQ(out[1], 1.f);
+  EXPECT_TRUE(std::isnan(out[2]) && std::isnan(out[3])) << out[2] << " " << out[3];
 }
 
 }  // namespace

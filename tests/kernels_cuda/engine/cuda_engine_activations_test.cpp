@@ -64,13 +64,14 @@ TEST(CudaEngineActivations, TheContractIsTheGenomesAndStillCatchesWrongArithmeti
     EXPECT_EQ(verified_with_edit(with_activations({{"GEMM_TC", 1}}, "bf16"), from, to), jobs::Status::wrong_result)
         << from;
   // The tiled attention on tensor cores: a fragment of q, of K or of V (its second 8 keys read as the first) from
-  // the wrong place, the tile's copies never waited for, and a row of another sequence of the tile rescaled or given
+  // the wrong place, the tile's copies never waited for, V's rows past the tile's keys not zeroed, and a row of another sequence of the tile rescaled or given
   // this sequence's probabilities.
   const std::vector<std::pair<std::string, std::string>> attention = {
       {"&qh[(lq & 1) * 8 + lr][d0 + (lq >> 1) * 8]", "&qh[(lq >> 1) * 8 + lr][d0 + (lq & 1) * 8]"},
       {"&ks[j * 8 + lr][d0 + (lq & 1) * 8]", "&ks[j * 8 + lr][d0]"},
       {"&vs[i0 + (lane & 15)][col]", "&vs[i0 + (lane & 7)][col]"},
       {"      cp_async_wait<0>();\n#endif", "#endif"},
+      {"vs[n + e / QTC_DP][e % QTC_DP] = 0;", ";"},  // V's rows past n left as they were: 0 x NaN
       {"const float keep0 = own0 ? correction[qg] : 1.f", "const float keep0 = correction[qg]"},
       {"qtc_weights(p[qg + 8], i, n, own8)", "qtc_weights(p[qg + 8], i, n, true)"}};
   for (const auto& [from, to] : attention)
