@@ -81,7 +81,8 @@ std::uint64_t address(std::vector<T>& v) {
 class TensorOpsOnTheEmulator : public ::testing::Test {
  protected:
   testing::ScratchDir scratch;
-  EmulatedModule module{kProbes, {}, {"mma_probe", "ldmatrix_probe", "async_probe", "aligned_probe", "poison_probe"}, scratch.path()};
+  EmulatedModule module{
+      kProbes, {}, {"mma_probe", "ldmatrix_probe", "async_probe", "aligned_probe", "poison_probe"}, scratch.path()};
 };
 
 TEST_F(TensorOpsOnTheEmulator, MmaFragmentsComputeTheProductOfTheIsaLayouts) {

@@ -64,8 +64,8 @@ TEST(CudaEngineActivations, TheContractIsTheGenomesAndStillCatchesWrongArithmeti
     EXPECT_EQ(verified_with_edit(with_activations({{"GEMM_TC", 1}}, "bf16"), from, to), jobs::Status::wrong_result)
         << from;
   // The tiled attention on tensor cores: a fragment of q, of K or of V (its second 8 keys read as the first) from
-  // the wrong place, the tile's copies never waited for, V's rows past the tile's keys not zeroed, and a row of another sequence of the tile rescaled or given
-  // this sequence's probabilities.
+  // the wrong place, the tile's copies never waited for, V's rows past the tile's keys not zeroed, and a row of another
+  // sequence of the tile rescaled or given this sequence's probabilities.
   const std::vector<std::pair<std::string, std::string>> attention = {
       {"&qh[(lq & 1) * 8 + lr][d0 + (lq >> 1) * 8]", "&qh[(lq >> 1) * 8 + lr][d0 + (lq & 1) * 8]"},
       {"&ks[j * 8 + lr][d0 + (lq & 1) * 8]", "&ks[j * 8 + lr][d0]"},
