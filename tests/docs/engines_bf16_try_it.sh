@@ -15,6 +15,9 @@ rm -rf runs/engine-cuda-1b-bf16 runs/engine-cuda-1b-bf16.yaml
 KFORGE_CUDA_CACHE=$(mktemp -d) bash -euo pipefail -c "$command" | tee "$log"
 grep -Eq '^share/examples/engine-cuda-1b-bf16.yaml: ok ' "$log"
 grep -Eq '^generation 0 \(1 of 1\)  evaluated 8  ' "$log"  # 4 engines x 2 targets
+# The report says why it names no best, and asks for no confirmation of what was never timed.
+grep -Eq '^best: none: [0-9]+ candidates ok, none timed \(a compile-only campaign times nothing\)$' "$log"
+grep -q '^confirmation: not confirmed: nothing timed yet to confirm$' "$log"
 /usr/bin/python3 - <<'PY'
 import sys
 sys.path.insert(0, "share/python")

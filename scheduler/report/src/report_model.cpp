@@ -57,7 +57,8 @@ void read_progress(const CampaignDir& dir, CampaignReport& r) {
 // DIR/confirmation.h5, when present; a stale or unreadable one is reported, never trusted for the headline.
 void read_confirmation_of(const CampaignDir& dir, CampaignReport& r) {
   if (!fs::exists(dir.confirmation_file())) {
-    r.confirmation_note = "not confirmed: run kforge confirm " + dir.root().string() + " --top 3";
+    r.confirmation_note = r.best ? "not confirmed: run kforge confirm " + dir.root().string() + " --top 3"
+                                 : "not confirmed: nothing timed yet to confirm";
     return;
   }
   try {

@@ -160,7 +160,13 @@ void write_report_table(std::ostream& out, const CampaignReport& r) {
   write_baselines(out, r);
   write_confirmation_table(out, r);
   if (!r.best) {
-    out << "best: none yet (no candidate evaluated ok)\n";
+    // ok records without a time: a compile-only campaign (evaluation.compile_only) compiles and resource-checks, and
+    // times nothing, so it has no best to name.
+    const auto ok = r.status_counts.find(jobs::Status::ok);
+    if (ok != r.status_counts.end() && ok->second > 0)
+      out << "best: none: " << ok->second << " candidates ok, none timed (a compile-only campaign times nothing)\n";
+    else
+      out << "best: none yet (no candidate evaluated ok)\n";
     return;
   }
   const jobs::EvalRecord& b = *r.best;
