@@ -120,6 +120,8 @@ kf_attention_tiles(const float* __restrict__ qkv, int ld, float* __restrict__ ou
         rows[i] = (cache_row(slot, s0 + i, context, block_table, table_width) * kv_heads + g) * KF_D;
       __syncthreads();
 #if KF_ACT_BF16
+      for (int e = threadIdx.x; e < ((n + 15) / 16 * 16 - n) * QTC_DP; e += blockDim.x)  // V's rows past n: P V's k
+        vs[n + e / QTC_DP][e % QTC_DP] = 0;
 #if KF_D % 8 == 0
       for (int e = threadIdx.x; e < n * (KF_D / 8); e += blockDim.x) {  // 8 bf16 a copy
         const int i = e / (KF_D / 8), d = 8 * (e % (KF_D / 8));
@@ -127,17 +129,13 @@ kf_attention_tiles(const float* __restrict__ qkv, int ld, float* __restrict__ ou
         cp_async16(&vs[i][d], v_cache + rows[i] + d, true);
       }
       cp_async_commit();
+      cp_async_wait<0>();
 #else
       for (int e = threadIdx.x; e < n * KF_D; e += blockDim.x) {
         const int i = e / KF_D, d = e % KF_D;
         ks[i][d] = k_cache[rows[i] + d];
         vs[i][d] = v_cache[rows[i] + d];
       }
-#endif
-      for (int e = threadIdx.x; e < ((n + 15) / 16 * 16 - n) * QTC_DP; e += blockDim.x)  // V's rows past n: P V's k
-        vs[n + e / QTC_DP][e % QTC_DP] = 0;
-#if KF_D % 8 == 0
-      cp_async_wait<0>();
 #endif
 #else
       for (int e = threadIdx.x; e < n * KF_D; e += blockDim.x) {

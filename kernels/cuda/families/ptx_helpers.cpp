@@ -40,7 +40,8 @@ __device__ __forceinline__ void ldmatrix_x4_trans(unsigned r[4], const bf16_t* p
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_address(p)));
 }
 __device__ __forceinline__ void ldmatrix_x2(unsigned r[2], const bf16_t* p) {  // lanes 0-15 give the rows
-  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(smem_address(p)));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1]) : "r"(smem_address(p)));
 }
 __device__ __forceinline__ void ldmatrix_x2_trans(unsigned r[2], const bf16_t* p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n"

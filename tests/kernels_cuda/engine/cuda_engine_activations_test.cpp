@@ -70,7 +70,7 @@ TEST(CudaEngineActivations, TheContractIsTheGenomesAndStillCatchesWrongArithmeti
       {"&qh[(lq & 1) * 8 + lr][d0 + (lq >> 1) * 8]", "&qh[(lq >> 1) * 8 + lr][d0 + (lq & 1) * 8]"},
       {"&ks[j * 8 + lr][d0 + (lq & 1) * 8]", "&ks[j * 8 + lr][d0]"},
       {"&vs[i0 + (lane & 15)][col]", "&vs[i0 + (lane & 7)][col]"},
-      {"      cp_async_wait<0>();\n#endif", "#endif"},
+      {"      cp_async_commit();\n      cp_async_wait<0>();\n#else", "      cp_async_commit();\n#else"},
       {"vs[n + e / QTC_DP][e % QTC_DP] = 0;", ";"},  // V's rows past n left as they were: 0 x NaN
       {"const float keep0 = own0 ? correction[qg] : 1.f", "const float keep0 = correction[qg]"},
       {"qtc_weights(p[qg + 8], i, n, own8)", "qtc_weights(p[qg + 8], i, n, true)"}};
